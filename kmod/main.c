@@ -1,16 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cxltier: tiered CXL memory for Linux.
+ *
+ * Module entry.  Today the module discovers CXL type-3 memory devices ("blades") and
+ * CXL regions and publishes them under /sys/kernel/cxltier; see
+ * Documentation/admin-guide.rst.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
+
+#include "cxltier.h"
 
 static int __init cxlt_init(void)
 {
+	int rc;
+
+	rc = cxlt_sysfs_init();
+	if (rc)
+		return rc;
+	rc = cxlt_discover_init();
+	if (rc)
+		goto err_sysfs;
 	return 0;
+
+err_sysfs:
+	cxlt_sysfs_exit();
+	return rc;
 }
 
 static void __exit cxlt_exit(void)
 {
+	cxlt_discover_exit();
+	cxlt_sysfs_exit();
 }
 
 module_init(cxlt_init);

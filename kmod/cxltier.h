@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cxltier internal interfaces.
+ *
+ * Lock order, outermost first:
+ *   cxlt_disc.lock		the discovery mirror (discover.c)
+ *   CXL core locks		taken inside the CXL core's attribute show() methods
+ *				(cxl_region_rwsem) and device_lock() of dax devices
+ *
+ * Sysfs removal rule: kobject_del() waits for running show() calls to finish, and
+ * show() may take cxlt_disc.lock, so mirror objects are unlinked under the lock and
+ * deleted after it is dropped.
+ */
+#ifndef _CXLTIER_H
+#define _CXLTIER_H
+
+#include <linux/device.h>
+#include <linux/kobject.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+#define CXLT_SYSFS_ABI_VERSION	1
+
+/* CXL 3.1 8.2.4.20.7: a decoder interleaves over at most 16 targets. */
+#define CXLT_MAX_WAYS		16
+#define CXLT_NAME_LEN		32
+
+/* Exported by the CXL core (namespace CXL); declared in its private drivers/cxl/cxl.h. */
+extern const struct bus_type cxl_bus_type;
+
+/* --- cxl_attr.c: reading CXL devices through their sysfs ABI ------------------------ */
+int cxlt_cxl_attr_read(struct device *dev, const char *group, const char *name,
+		       char *out, size_t outlen);
+int cxlt_cxl_attr_u64(struct device *dev, const char *group, const char *name,
+		      u64 *val);
+struct device *cxlt_cxl_link_target(struct device *dev, const char *link);
+bool cxlt_dev_is_type(struct device *dev, const char *type_name);
+
+/* --- discover.c: the mirror of CXL memdevs ("blades") and CXL regions ---------------- */
+
+/**
+ * struct cxlt_blade - a CXL type-3 memory device (cxl_memdev)
+ * @kobj: /sys/kernel/cxltier/blades/<memdev>
+ * @node: entry in cxlt_disc.blades, under cxlt_disc.lock
+ * @dev: the cxl_memdev; the mirror holds a reference until it drops the blade
+ * @serial: PCIe Device Serial Number, as the CXL core reports it
+ * @ram_size: volatile capacity in bytes
+ * @pmem_size: persistent capacity in bytes
+ * @pci_dev: PCI address of the device's function
+ * @seen: scratch flag of the scan in progress, under cxlt_disc.lock
+ *
+ * Everything but @seen is written once before the kobject is added and never
+ * changes, so show() methods read it without the lock.
+ */
+struct cxlt_blade {
+	struct kobject kobj;
+	struct list_head node;
+	struct device *dev;
+	u64 serial;
+	u64 ram_size;
+	u64 pmem_size;
+	char pci_dev[CXLT_NAME_LEN];
+	bool seen;
+};
+
+/**
+ * struct cxlt_cxl_region - a CXL region as the CXL core created it
+ * @kobj: /sys/kernel/cxltier/cxl_regions/<region>
+ * @node: entry in cxlt_disc.cxl_regions, under cxlt_disc.lock
+ * @dev: the cxl_region device; referenced while mirrored
+ * @seen: scratch flag of the scan in progress, under cxlt_disc.lock
+ *
+ * A region's parameters change while it is configured (targets, size, commit), so
+ * they are not cached: cxlt_cxl_region_info() reads them when asked.
+ */
+struct cxlt_cxl_region {
+	struct kobject kobj;
+	struct list_head node;
+	struct device *dev;
+	bool seen;
+};
+
+enum cxlt_cxl_region_state {
+	CXLT_CXLR_UNCOMMITTED,	/* decoders not committed */
+	CXLT_CXLR_COMMITTED,	/* committed, memory not in use by any driver */
+	CXLT_CXLR_DAX,		/* held by device_dax (a daxX.Y exists) */
+	CXLT_CXLR_SYSTEM_RAM,	/* onlined as System RAM by kmem */
+};
+
+/**
+ * struct cxlt_cxl_region_info - a snapshot of one CXL region's parameters
+ * @mode: "ram" or "pmem" (other CXL decoder modes are reported as named by the core)
+ * @state: see enum cxlt_cxl_region_state
+ * @start: first host physical address, 0 when no address range is assigned yet
+ * @size: size in bytes, 0 when no address range is assigned yet
+ * @ways: interleave ways
+ * @granularity: interleave granularity in bytes
+ * @nid: node of the address range (its CXL window's), NUMA_NO_NODE when unknown
+ * @nr_blades: targets set so far
+ * @blades: memdev names of the targets, in interleave position order
+ */
+struct cxlt_cxl_region_info {
+	char mode[8];
+	enum cxlt_cxl_region_state state;
+	u64 start;
+	u64 size;
+	u32 ways;
+	u32 granularity;
+	int nid;
+	u32 nr_blades;
+	char blades[CXLT_MAX_WAYS][CXLT_NAME_LEN];
+};
+
+int cxlt_cxl_region_info(struct device *region, struct cxlt_cxl_region_info *info);
+const char *cxlt_cxl_region_state_name(enum cxlt_cxl_region_state state);
+bool cxlt_blade_online(struct cxlt_blade *blade);
+ssize_t cxlt_blade_cxl_regions(struct cxlt_blade *blade, char *buf);
+
+int cxlt_discover_init(void);
+void cxlt_discover_exit(void);
+int cxlt_rescan(void);
+
+/* --- sysfs.c: /sys/kernel/cxltier ------------------------------------------------- */
+int cxlt_sysfs_init(void);
+void cxlt_sysfs_exit(void);
+int cxlt_sysfs_add_blade(struct cxlt_blade *blade);
+int cxlt_sysfs_add_cxl_region(struct cxlt_cxl_region *cxlr);
+void cxlt_blade_release(struct kobject *kobj);
+void cxlt_cxl_region_release(struct kobject *kobj);
+
+#endif /* _CXLTIER_H */

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cxltier placement policy core.
+ *
+ * DOC: Placement policy
+ *
+ * The core decides which pages of the global regions live on the fast tier
+ * (DRAM) and which on the slow tier (CXL).  It is plain C without kernel or
+ * libc calls: the module compiles it in, and the host unit tests and the trace
+ * simulator (bench/) link the very same file.
+ *
+ * Time is counted in periods; the caller (the migration daemon) chooses how
+ * long one period is.  Once per period the caller
+ *
+ *  1. reports the pages found accessed during the period with
+ *     cxlt_policy_record_access() (for example the pages whose accessed bit
+ *     it found set and cleared),
+ *  2. calls cxlt_policy_end_period() to age the heat and rank the pages,
+ *  3. calls cxlt_policy_select() for at most one budget of pages to demote
+ *     and to promote,
+ *  4. migrates them, demotions first, and reports every outcome, success or
+ *     failure, with cxlt_policy_migrated().
+ *
+ * Pages are numbered 0 .. npages - 1 by the caller.  The core keeps 6 bytes
+ * per page (struct cxlt_page in policy.c) plus a fixed header, in memory the
+ * caller provides: it never allocates.  The core is not reentrant; the caller
+ * serialises all calls on one state.
+ *
+ * See Documentation/design.rst for the method and the numbers behind it.
+ */
+#ifndef CXLT_POLICY_H
+#define CXLT_POLICY_H
+
+#include "cxlt_compat.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * enum cxlt_tier - where a page lives
+ * @CXLT_TIER_NONE: not populated (or freed); the policy ignores the page
+ * @CXLT_TIER_FAST: on the fast tier (DRAM)
+ * @CXLT_TIER_SLOW: on the slow tier (CXL)
+ */
+enum cxlt_tier {
+	CXLT_TIER_NONE = 0,
+	CXLT_TIER_FAST = 1,
+	CXLT_TIER_SLOW = 2,
+};
+
+/**
+ * enum cxlt_hint - what an application said about a page; overrides heat
+ * @CXLT_HINT_NONE: heat decides
+ * @CXLT_HINT_HOT: promote ahead of heat (evicting the coldest unhinted fast
+ *	page if there is no room); never demoted
+ * @CXLT_HINT_COLD: demote ahead of heat, never promote
+ * @CXLT_HINT_PIN: never migrate; stays on the tier it is on
+ */
+enum cxlt_hint {
+	CXLT_HINT_NONE = 0,
+	CXLT_HINT_HOT = 1,
+	CXLT_HINT_COLD = 2,
+	CXLT_HINT_PIN = 3,
+};
+
+/**
+ * struct cxlt_policy_params - tunables, all integers, units in the comments
+ * @fast_pages: pages of the fast tier the policy may fill (pages)
+ * @wmark_low: when fewer fast pages than this are free, demote the coldest
+ *	pages until @wmark_high are free (pages)
+ * @wmark_high: promotions leave this many fast pages free, for new
+ *	allocations (pages)
+ * @budget: at most this many pages are migrated per period in each
+ *	direction (pages per period); 0 stops all migration
+ * @decay_shift: heat loses 1/2^@decay_shift of itself every period, so it
+ *	averages over about 2^@decay_shift periods (1..8)
+ * @change_bits: a run of sampled or idle periods that would happen with
+ *	probability below 2^-@change_bits at the page's heat resets the heat
+ *	toward the new behaviour (0 disables; 1..30)
+ * @confidence: a slow page replaces a fast one only when its heat is higher
+ *	by this many quarter standard deviations of the sampling noise
+ *	(quarter sigmas; 0 accepts any difference)
+ * @hyst_steps: ...and only when the fast page is at least this many
+ *	histogram steps below the hot threshold (steps of 1/8 octave of heat)
+ * @min_resid: after a migration, or a failed attempt, heat does not move the
+ *	page again for this many periods (periods)
+ */
+struct cxlt_policy_params {
+	u32 fast_pages;
+	u32 wmark_low;
+	u32 wmark_high;
+	u32 budget;
+	u8 decay_shift;
+	u8 change_bits;
+	u8 confidence;
+	u8 hyst_steps;
+	u8 min_resid;
+};
+
+/**
+ * struct cxlt_policy_plan - one period's migrations, filled by
+ *	cxlt_policy_select()
+ * @promote: (in) caller's array for pages to move to the fast tier
+ * @promote_max: (in) entries available in @promote
+ * @demote: (in) caller's array for pages to move to the slow tier
+ * @demote_max: (in) entries available in @demote
+ * @nr_promote: (out) entries written to @promote
+ * @nr_demote: (out) entries written to @demote
+ *
+ * The lists are sets, in no particular order.  Migrate the demotions first:
+ * the promotions may need the room they free.
+ */
+struct cxlt_policy_plan {
+	u32 *promote;
+	u32 promote_max;
+	u32 *demote;
+	u32 demote_max;
+	u32 nr_promote;
+	u32 nr_demote;
+};
+
+/**
+ * struct cxlt_policy_stats - counters, for debugfs and the simulator
+ * @periods: periods ended
+ * @promoted: successful promotions reported
+ * @demoted: successful demotions reported
+ * @failed: failed migrations reported
+ * @nr_fast: pages on the fast tier
+ * @nr_slow: pages on the slow tier
+ * @hot_heat: heat from which a page belongs on the fast tier (lower bound
+ *	of the hot threshold's histogram step)
+ * @promote_candidates: slow pages at or above the hot threshold
+ * @changes: heat resets by the change test, since init
+ */
+struct cxlt_policy_stats {
+	u64 periods;
+	u64 promoted;
+	u64 demoted;
+	u64 failed;
+	u32 nr_fast;
+	u32 nr_slow;
+	u32 hot_heat;
+	u32 promote_candidates;
+	u64 changes;
+};
+
+/**
+ * struct cxlt_page_info - one page as the policy sees it
+ * @tier: enum cxlt_tier
+ * @hint: enum cxlt_hint
+ * @heat: decayed access score, 0..65535; one sample every period settles
+ *	near 32768
+ * @run: >0: sampled in each of the last @run periods; <0: idle in each of
+ *	the last -@run periods
+ * @resid: periods since the last migration or attempt (saturates at 255)
+ */
+struct cxlt_page_info {
+	u8 tier;
+	u8 hint;
+	u16 heat;
+	s8 run;
+	u8 resid;
+};
+
+struct cxlt_policy;
+
+size_t cxlt_policy_size(u32 npages);
+int cxlt_policy_default_params(struct cxlt_policy_params *params, u32 npages,
+			       u32 fast_pages);
+int cxlt_policy_init(struct cxlt_policy **out, void *mem, size_t size,
+		     u32 npages, const struct cxlt_policy_params *params);
+int cxlt_policy_set_params(struct cxlt_policy *pol,
+			   const struct cxlt_policy_params *params);
+int cxlt_policy_get_params(const struct cxlt_policy *pol,
+			   struct cxlt_policy_params *params);
+int cxlt_policy_set_tier(struct cxlt_policy *pol, u32 page,
+			 enum cxlt_tier tier);
+int cxlt_policy_set_hint(struct cxlt_policy *pol, u32 page,
+			 enum cxlt_hint hint);
+int cxlt_policy_record_access(struct cxlt_policy *pol, u32 page, u32 count);
+int cxlt_policy_end_period(struct cxlt_policy *pol);
+int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan);
+int cxlt_policy_migrated(struct cxlt_policy *pol, u32 page,
+			 enum cxlt_tier tier, int result);
+int cxlt_policy_get_page(const struct cxlt_policy *pol, u32 page,
+			 struct cxlt_page_info *info);
+int cxlt_policy_get_stats(const struct cxlt_policy *pol,
+			  struct cxlt_policy_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CXLT_POLICY_H */

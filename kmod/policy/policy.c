@@ -1,0 +1,914 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cxltier placement policy core: heat, ranking and selection.
+ *
+ * DOC: Method
+ *
+ * Heat.  Every page has a 16-bit heat, an exponential moving average of the
+ * sampled accesses: a sample adds 2^(15 - decay_shift), every period takes
+ * 1/2^decay_shift away.  A page sampled in a fraction q of the periods settles
+ * near q * 32768, so heat reads directly as "sampled in q of the periods".
+ *
+ * Change test.  A long average is stable but slow to follow a phase change;
+ * ARMS answers with a second, short average.  One signed byte does the same
+ * job here: the run of consecutive sampled (or idle) periods.  Under a heat
+ * that says q, a run of k idle periods has probability (1 - q)^k; when that
+ * falls below 2^-change_bits the heat is halved (and raised halfway to the top
+ * for an improbable sampled run).  The test repeats every period, so the heat
+ * keeps moving until the run is plausible again.
+ *
+ * Ranking.  As in Memtis, a histogram of heat (8 steps per octave) sized
+ * against the fast tier gives the hot threshold: the lowest step from which
+ * all pages fit in the fast tier.  Only slow pages at or above it are
+ * promoted.
+ *
+ * Selection.  Promotions fill free room first.  Beyond that each promotion
+ * needs a demotion: the hottest slow candidates are paired with the coldest
+ * fast pages and an exchange is made only if the fast page is below the
+ * threshold by the hysteresis and the heat difference exceeds the sampling
+ * noise by the confidence margin (the noise of an average of Bernoulli
+ * samples is known from the heat itself).  Together with the minimum
+ * residency this keeps pages from bouncing and makes a workload with no skew
+ * (uniform access) cause no exchanges.
+ */
+#include "cxlt_policy.h"
+
+/* Histogram steps: 8 exact ones for heat 0..7, then 8 per octave to 65535. */
+#define CXLT_NBINS		112
+#define CXLT_HEAT_MAX		0xffffU
+/* Heat of a page sampled in every period, before rounding: 2^15. */
+#define CXLT_HEAT_SHIFT		15
+#define CXLT_RUN_MAX		127
+#define CXLT_RESID_MAX		255
+#define CXLT_NEVER		255
+
+/* Page flags: tier in bits 0-1, hint in bits 2-3. */
+#define CXLT_PF_TIER_MASK	0x03
+#define CXLT_PF_HINT_SHIFT	2
+#define CXLT_PF_HINT_MASK	0x0c
+/* Sampled during the current period. */
+#define CXLT_PF_TOUCHED		0x10
+/* The last migration attempt failed: hints wait out min_resid as well. */
+#define CXLT_PF_BACKOFF		0x20
+
+/**
+ * struct cxlt_page - what the policy keeps per page: 6 bytes
+ * @heat: decayed sample score (see DOC: Method)
+ * @flags: CXLT_PF_*
+ * @run: >0 consecutive sampled periods, <0 consecutive idle periods
+ * @resid: periods since the last migration or attempt, saturating
+ * @bin: histogram step of @heat at the last end of period; selection uses
+ *	it so that it picks exactly the pages the histograms counted
+ */
+struct cxlt_page {
+	u16 heat;
+	u8 flags;
+	s8 run;
+	u8 resid;
+	u8 bin;
+};
+
+/**
+ * struct cxlt_policy - the state, in caller-provided memory
+ * @npages: pages tracked
+ * @params: tunables in force
+ * @run_need: run length that triggers the change test, by heat / 2048
+ * @nr_fast: pages on the fast tier
+ * @nr_slow: pages on the slow tier
+ * @rotor: page where the next selection scan starts, so that partial
+ *	histogram steps are taken fairly over the page range
+ * @hot_bin: hot threshold (histogram step) of the last period
+ * @n_hot_slow: HOT-hinted slow pages that may move
+ * @n_cold_fast: COLD-hinted fast pages that may move
+ * @n_fast_elig: unhinted fast pages that heat may move
+ * @used_promote: promotions planned in the current period
+ * @used_demote: demotions planned in the current period
+ * @stats: counters reported by cxlt_policy_get_stats()
+ * @hist_slow: unhinted slow pages heat may move, by step
+ * @hist_fast: unhinted fast pages heat may move, by step
+ * @pages: per-page records
+ */
+struct cxlt_policy {
+	u32 npages;
+	struct cxlt_policy_params params;
+	u8 run_need[16];
+	u32 nr_fast;
+	u32 nr_slow;
+	u32 rotor;
+	u32 hot_bin;
+	u32 n_hot_slow;
+	u32 n_cold_fast;
+	u32 n_fast_elig;
+	u32 used_promote;
+	u32 used_demote;
+	struct cxlt_policy_stats stats;
+	u32 hist_slow[CXLT_NBINS];
+	u32 hist_fast[CXLT_NBINS];
+	struct cxlt_page pages[];
+};
+
+/*
+ * 256 * ln(2) / -ln(1 - i/16), rounded up: idle periods per bit of the change
+ * test for a page whose heat says it is sampled in at least i/16 of the
+ * periods.  By symmetry entry 15 - i is the sampled run per bit for a page
+ * sampled in at most (i + 1)/16 of the periods.  0xffff: no run is unlikely.
+ */
+static const u16 cxlt_run_unit[16] = {
+	0xffff, 2750, 1329, 855, 617, 474, 378, 309,
+	256, 215, 181, 153, 128, 107, 86, 64,
+};
+
+static u32 cxlt_min(u32 a, u32 b)
+{
+	return a < b ? a : b;
+}
+
+/* floor(log2(h)) for 1 <= h <= 0xffff */
+static u32 cxlt_log2(u32 h)
+{
+	u32 e = 0;
+
+	if (h >= 1U << 8) {
+		h >>= 8;
+		e += 8;
+	}
+	if (h >= 1U << 4) {
+		h >>= 4;
+		e += 4;
+	}
+	if (h >= 1U << 2) {
+		h >>= 2;
+		e += 2;
+	}
+	if (h >= 1U << 1)
+		e += 1;
+	return e;
+}
+
+static u32 cxlt_heat_bin(u32 h)
+{
+	u32 e;
+
+	if (h < 8)
+		return h;
+	e = cxlt_log2(h);
+	return ((e - 2) << 3) | ((h >> (e - 3)) & 7);
+}
+
+/* Lowest heat in step @b. */
+static u32 cxlt_bin_floor(u32 b)
+{
+	if (b < 8)
+		return b;
+	return (8 | (b & 7)) << ((b >> 3) - 1);
+}
+
+/* Highest heat in step @b. */
+static u32 cxlt_bin_ceil(u32 b)
+{
+	if (b + 1 >= CXLT_NBINS)
+		return CXLT_HEAT_MAX;
+	return cxlt_bin_floor(b + 1) - 1;
+}
+
+static u32 cxlt_page_tier(const struct cxlt_page *pg)
+{
+	return pg->flags & CXLT_PF_TIER_MASK;
+}
+
+static u32 cxlt_page_hint(const struct cxlt_page *pg)
+{
+	return (pg->flags & CXLT_PF_HINT_MASK) >> CXLT_PF_HINT_SHIFT;
+}
+
+/* Heat of a page sampled in every period: the scale of the noise model. */
+static u32 cxlt_heat_full(const struct cxlt_policy *pol)
+{
+	return (1U << CXLT_HEAT_SHIFT) -
+	       (1U << (CXLT_HEAT_SHIFT - pol->params.decay_shift));
+}
+
+static bool cxlt_params_valid(const struct cxlt_policy_params *params)
+{
+	if (!params)
+		return false;
+	if (params->wmark_low > params->wmark_high ||
+	    params->wmark_high > params->fast_pages)
+		return false;
+	if (params->decay_shift < 1 || params->decay_shift > 8)
+		return false;
+	if (params->change_bits > 30)
+		return false;
+	if (params->hyst_steps >= CXLT_NBINS)
+		return false;
+	return true;
+}
+
+static void cxlt_commit_params(struct cxlt_policy *pol,
+			       const struct cxlt_policy_params *params)
+{
+	u32 i, need;
+
+	pol->params = *params;
+	for (i = 0; i < 16; i++) {
+		need = CXLT_NEVER;
+		if (params->change_bits && cxlt_run_unit[i] != 0xffff)
+			need = (params->change_bits * cxlt_run_unit[i] + 255) >> 8;
+		/* A run saturates at CXLT_RUN_MAX: longer needs never trigger. */
+		pol->run_need[i] = need > CXLT_RUN_MAX ? CXLT_NEVER : need;
+	}
+}
+
+/**
+ * cxlt_policy_size() - memory needed for the state of @npages pages
+ * @npages: pages to track
+ *
+ * Return: bytes to allocate (8-byte aligned) for cxlt_policy_init(), or 0 if
+ * @npages is 0 or the size does not fit in size_t.
+ */
+size_t cxlt_policy_size(u32 npages)
+{
+	size_t max = ~(size_t)0;
+
+	if (!npages)
+		return 0;
+	if (npages > (max - sizeof(struct cxlt_policy)) /
+		     sizeof(struct cxlt_page))
+		return 0;
+	return sizeof(struct cxlt_policy) +
+	       (size_t)npages * sizeof(struct cxlt_page);
+}
+
+/**
+ * cxlt_policy_default_params() - defaults for a table of @npages pages
+ * @params: filled in
+ * @npages: pages tracked
+ * @fast_pages: fast-tier pages the policy may fill
+ *
+ * The budget is 1/16 of the fast tier per period, so a complete refill takes
+ * 16 periods; the watermarks are small because the fast tier is shared with
+ * the rest of the system, whose own reclaim keeps its free memory; the change
+ * test expects one false alarm every other period over the whole table.
+ *
+ * Return: 0, or -EINVAL if @params is NULL or @npages is 0.
+ */
+int cxlt_policy_default_params(struct cxlt_policy_params *params, u32 npages,
+			       u32 fast_pages)
+{
+	if (!params || !npages)
+		return -EINVAL;
+	params->fast_pages = fast_pages;
+	params->wmark_low = fast_pages >> 8;
+	params->wmark_high = fast_pages >> 7;
+	params->budget = fast_pages >> 4 ? fast_pages >> 4 : 1;
+	params->decay_shift = 5;
+	params->change_bits = cxlt_min(cxlt_log2(npages) + 2, 30);
+	params->confidence = 12;
+	params->hyst_steps = 4;
+	params->min_resid = 4;
+	return 0;
+}
+
+/**
+ * cxlt_policy_init() - set up a policy state in caller memory
+ * @out: set to the state, which lives in @mem
+ * @mem: memory from the caller, 8-byte aligned, at least
+ *	cxlt_policy_size(@npages) bytes; owned by the state until the caller
+ *	stops using it (there is no destructor: free @mem)
+ * @size: bytes at @mem
+ * @npages: pages tracked; all start unpopulated (CXLT_TIER_NONE), cold and
+ *	without hint
+ * @params: tunables, copied
+ *
+ * Return: 0, or -EINVAL for a NULL pointer, misaligned or short memory, zero
+ * pages or invalid tunables (watermarks out of order or above the fast tier,
+ * decay_shift outside 1..8, change_bits above 30, hyst_steps above 111).
+ */
+int cxlt_policy_init(struct cxlt_policy **out, void *mem, size_t size,
+		     u32 npages, const struct cxlt_policy_params *params)
+{
+	struct cxlt_policy *pol = mem;
+	size_t need = cxlt_policy_size(npages);
+	u8 *p = mem;
+	size_t i;
+
+	if (!out || !mem || !need || size < need ||
+	    ((unsigned long)mem & 7) || !cxlt_params_valid(params))
+		return -EINVAL;
+	/* No memset in the kernel-and-host common subset: clear by hand. */
+	for (i = 0; i < need; i++)
+		p[i] = 0;
+	pol->npages = npages;
+	cxlt_commit_params(pol, params);
+	pol->hot_bin = CXLT_NBINS;
+	*out = pol;
+	return 0;
+}
+
+/**
+ * cxlt_policy_set_params() - change the tunables
+ * @pol: state
+ * @params: new tunables, copied
+ *
+ * Takes effect at the next cxlt_policy_end_period(); heat is kept.
+ *
+ * Return: 0, or -EINVAL if @pol is NULL or the tunables are invalid (see
+ * cxlt_policy_init()).
+ */
+int cxlt_policy_set_params(struct cxlt_policy *pol,
+			   const struct cxlt_policy_params *params)
+{
+	if (!pol || !cxlt_params_valid(params))
+		return -EINVAL;
+	cxlt_commit_params(pol, params);
+	return 0;
+}
+
+/**
+ * cxlt_policy_get_params() - read the tunables in force
+ * @pol: state
+ * @params: filled in
+ *
+ * Return: 0, or -EINVAL for a NULL pointer.
+ */
+int cxlt_policy_get_params(const struct cxlt_policy *pol,
+			   struct cxlt_policy_params *params)
+{
+	if (!pol || !params)
+		return -EINVAL;
+	*params = pol->params;
+	return 0;
+}
+
+static void cxlt_count_tier(struct cxlt_policy *pol, u32 tier, int delta)
+{
+	if (tier == CXLT_TIER_FAST)
+		pol->nr_fast += delta;
+	else if (tier == CXLT_TIER_SLOW)
+		pol->nr_slow += delta;
+}
+
+static void cxlt_move(struct cxlt_policy *pol, struct cxlt_page *pg, u32 tier)
+{
+	cxlt_count_tier(pol, cxlt_page_tier(pg), -1);
+	cxlt_count_tier(pol, tier, 1);
+	pg->flags = (pg->flags & ~CXLT_PF_TIER_MASK) | tier;
+}
+
+/**
+ * cxlt_policy_set_tier() - tell the policy where a page is, outside its plan
+ * @pol: state
+ * @page: page number
+ * @tier: where the page now is: placed at first touch, freed
+ *	(CXLT_TIER_NONE) or moved by someone else (the kernel's own demotion)
+ *
+ * Not a migration of the policy's: no counters move.  The page is held where
+ * it is for min_resid periods, so that it gathers heat before heat judges it.
+ * A freed page loses its heat (the next page there is a new page) but keeps
+ * its hint, which belongs to the region offset.
+ *
+ * Return: 0, or -EINVAL for a NULL @pol, @page out of range or a bad @tier.
+ */
+int cxlt_policy_set_tier(struct cxlt_policy *pol, u32 page,
+			 enum cxlt_tier tier)
+{
+	struct cxlt_page *pg;
+
+	if (!pol || page >= pol->npages || (u32)tier > CXLT_TIER_SLOW)
+		return -EINVAL;
+	pg = &pol->pages[page];
+	cxlt_move(pol, pg, tier);
+	pg->resid = 0;
+	pg->flags &= ~CXLT_PF_BACKOFF;
+	if (tier == CXLT_TIER_NONE) {
+		pg->heat = 0;
+		pg->run = 0;
+		pg->bin = 0;
+		pg->flags &= ~CXLT_PF_TOUCHED;
+	}
+	return 0;
+}
+
+/**
+ * cxlt_policy_set_hint() - record an application hint for a page
+ * @pol: state
+ * @page: page number
+ * @hint: enum cxlt_hint; CXLT_HINT_NONE clears
+ *
+ * Acts from the next cxlt_policy_end_period() on; a hint does not wait out
+ * the minimum residency, except after a failed migration.
+ *
+ * Return: 0, or -EINVAL for a NULL @pol, @page out of range or a bad @hint.
+ */
+int cxlt_policy_set_hint(struct cxlt_policy *pol, u32 page,
+			 enum cxlt_hint hint)
+{
+	struct cxlt_page *pg;
+
+	if (!pol || page >= pol->npages || (u32)hint > CXLT_HINT_PIN)
+		return -EINVAL;
+	pg = &pol->pages[page];
+	pg->flags = (pg->flags & ~CXLT_PF_HINT_MASK) |
+		    (hint << CXLT_PF_HINT_SHIFT);
+	return 0;
+}
+
+/**
+ * cxlt_policy_record_access() - report sampled accesses of a page
+ * @pol: state
+ * @page: page number
+ * @count: samples seen in this period (1 for an accessed bit; hint faults
+ *	may report more); 0 is accepted and changes nothing
+ *
+ * Heat saturates at 65535: a count of any size is safe.
+ *
+ * Return: 0, or -EINVAL for a NULL @pol or @page out of range.
+ */
+int cxlt_policy_record_access(struct cxlt_policy *pol, u32 page, u32 count)
+{
+	struct cxlt_page *pg;
+	u32 shift, heat;
+
+	if (!pol || page >= pol->npages)
+		return -EINVAL;
+	if (!count)
+		return 0;
+	pg = &pol->pages[page];
+	shift = CXLT_HEAT_SHIFT - pol->params.decay_shift;
+	heat = pg->heat;
+	/* Compare before shifting: count << shift may not fit in 32 bits. */
+	if (count > ((CXLT_HEAT_MAX - heat) >> shift))
+		heat = CXLT_HEAT_MAX;
+	else
+		heat += count << shift;
+	pg->heat = heat;
+	pg->flags |= CXLT_PF_TOUCHED;
+	return 0;
+}
+
+/*
+ * The change test of DOC: Method on one page: returns the new heat.  The
+ * heat/2048 index rounds q down for idle runs and up for sampled runs, so a
+ * run is judged against the heat most favourable to it.
+ */
+static u32 cxlt_change(const struct cxlt_policy *pol, u32 heat, int run,
+		       bool *changed)
+{
+	u32 full = cxlt_heat_full(pol);
+	u32 q = cxlt_min(heat >> (CXLT_HEAT_SHIFT - 4), 15);
+
+	if (run < 0 && -run >= pol->run_need[q]) {
+		*changed = true;
+		return heat >> 1;
+	}
+	if (run > 0 && heat < full && run >= pol->run_need[15 - q]) {
+		*changed = true;
+		return heat + ((full - heat) >> 1);
+	}
+	return heat;
+}
+
+/*
+ * The hot threshold: the lowest step from which every unhinted page fits in
+ * what the fast tier has left after the high watermark and the pages that
+ * hints and pins put there.  When even the hottest step does not fit, that
+ * step is the threshold: its pages are all equally hot, and those already
+ * on the fast tier stay.  Heat 0 (no sample in many periods) never counts.
+ */
+static u32 cxlt_hot_bin(const u32 *rank, u64 avail)
+{
+	u64 acc = 0;
+	u32 b, hot = CXLT_NBINS;
+
+	if (!avail)
+		return CXLT_NBINS;
+	for (b = CXLT_NBINS - 1; b >= 1; b--) {
+		if (acc + rank[b] > avail)
+			break;
+		acc += rank[b];
+		hot = b;
+	}
+	if (hot == CXLT_NBINS) {
+		for (b = CXLT_NBINS - 1; b >= 1 && !rank[b]; b--)
+			;
+		if (b >= 1)
+			hot = b;
+	}
+	return hot;
+}
+
+/**
+ * cxlt_policy_end_period() - age every page and rank them for selection
+ * @pol: state
+ *
+ * Decays the heat of every page, applies the change test, and builds the
+ * histograms and the hot threshold that the next cxlt_policy_select() uses.
+ * Resets the period's migration budget.  One pass over the page table.
+ *
+ * Return: 0, or -EINVAL if @pol is NULL.
+ */
+int cxlt_policy_end_period(struct cxlt_policy *pol)
+{
+	u32 rank[CXLT_NBINS];
+	u32 decay, min_resid, i, b, tier, hint, heat;
+	u64 fixed = 0, cap;
+	bool may_move;
+
+	if (!pol)
+		return -EINVAL;
+	decay = pol->params.decay_shift;
+	min_resid = pol->params.min_resid;
+	for (b = 0; b < CXLT_NBINS; b++) {
+		rank[b] = 0;
+		pol->hist_slow[b] = 0;
+		pol->hist_fast[b] = 0;
+	}
+	pol->n_hot_slow = 0;
+	pol->n_cold_fast = 0;
+	pol->n_fast_elig = 0;
+
+	for (i = 0; i < pol->npages; i++) {
+		struct cxlt_page *pg = &pol->pages[i];
+		bool changed = false;
+		int run = pg->run;
+
+		if (pg->flags & CXLT_PF_TOUCHED)
+			run = run > 0 ? run + (run < CXLT_RUN_MAX) : 1;
+		else
+			run = run < 0 ? run - (run > -CXLT_RUN_MAX) : -1;
+		pg->run = run;
+		pg->flags &= ~CXLT_PF_TOUCHED;
+		heat = pg->heat;
+		heat -= heat >> decay;
+		heat = cxlt_change(pol, heat, run, &changed);
+		if (changed)
+			pol->stats.changes++;
+		pg->heat = heat;
+		pg->bin = cxlt_heat_bin(heat);
+		if (pg->resid < CXLT_RESID_MAX)
+			pg->resid++;
+
+		tier = cxlt_page_tier(pg);
+		if (tier == CXLT_TIER_NONE)
+			continue;
+		hint = cxlt_page_hint(pg);
+		may_move = pg->resid >= min_resid;
+		switch (hint) {
+		case CXLT_HINT_NONE:
+			rank[pg->bin]++;
+			if (!may_move)
+				break;
+			if (tier == CXLT_TIER_FAST) {
+				pol->hist_fast[pg->bin]++;
+				pol->n_fast_elig++;
+			} else {
+				pol->hist_slow[pg->bin]++;
+			}
+			break;
+		case CXLT_HINT_HOT:
+			fixed++;
+			may_move |= !(pg->flags & CXLT_PF_BACKOFF);
+			if (tier == CXLT_TIER_SLOW && may_move)
+				pol->n_hot_slow++;
+			break;
+		case CXLT_HINT_COLD:
+			may_move |= !(pg->flags & CXLT_PF_BACKOFF);
+			if (tier == CXLT_TIER_FAST && may_move)
+				pol->n_cold_fast++;
+			break;
+		default:
+			if (tier == CXLT_TIER_FAST)
+				fixed++;
+			break;
+		}
+	}
+
+	cap = pol->params.fast_pages - pol->params.wmark_high;
+	pol->hot_bin = cxlt_hot_bin(rank, cap > fixed ? cap - fixed : 0);
+	pol->stats.promote_candidates = 0;
+	for (b = pol->hot_bin; b < CXLT_NBINS; b++)
+		pol->stats.promote_candidates += pol->hist_slow[b];
+	pol->stats.hot_heat = pol->hot_bin < CXLT_NBINS ?
+			      cxlt_bin_floor(pol->hot_bin) : CXLT_HEAT_MAX + 1;
+	pol->stats.periods++;
+	pol->used_promote = 0;
+	pol->used_demote = 0;
+	return 0;
+}
+
+/*
+ * Is a slow page of heat @hs worth a fast page of heat @hf?  The heat of a
+ * page sampled in a fraction q of the periods has variance
+ * full^2 q (1 - q) / (2^(decay_shift + 1) - 1), that is h (full - h) / that
+ * divisor; the difference must exceed confidence/4 standard deviations of
+ * the difference of two independent pages.  Squared, in 64-bit integers.
+ */
+static bool cxlt_worth(const struct cxlt_policy *pol, u32 hs, u32 hf)
+{
+	u32 full = cxlt_heat_full(pol);
+	u64 diff, lhs, rhs, conf = pol->params.confidence;
+
+	hs = cxlt_min(hs, full);
+	hf = cxlt_min(hf, full);
+	if (hs <= hf)
+		return false;
+	diff = hs - hf;
+	lhs = diff * diff * ((2ULL << pol->params.decay_shift) - 1) * 16;
+	rhs = conf * conf * ((u64)hs * (full - hs) + (u64)hf * (full - hf));
+	return lhs > rhs;
+}
+
+/* Where the @n coldest (@up) or hottest pages of histogram @h end. */
+static void cxlt_cut(const u32 *h, u32 lo, u32 n, bool up, u32 *cut,
+		     u32 *take)
+{
+	u32 b, i;
+
+	*cut = up ? 0 : CXLT_NBINS;
+	*take = 0;
+	for (i = 0; n && i < CXLT_NBINS - lo; i++) {
+		b = up ? lo + i : CXLT_NBINS - 1 - i;
+		if (h[b] >= n) {
+			*cut = b;
+			*take = n;
+			return;
+		}
+		n -= h[b];
+	}
+}
+
+/* Counts of one selection, before the pages are picked. */
+struct cxlt_counts {
+	u32 cold;	/* COLD-hinted demotions */
+	u32 hot;	/* HOT-hinted promotions */
+	u32 demote;	/* coldest unhinted fast pages to demote */
+	u32 promote;	/* hottest unhinted slow pages to promote */
+};
+
+/*
+ * The exchange walk: hottest slow candidates against the coldest fast pages
+ * not already taken (@skip of them are), step by step, while budgets last,
+ * free room is left or the pair is worth it.  Both sequences are monotonic,
+ * so the first pair that is not worth it ends the walk.
+ */
+static void cxlt_walk(const struct cxlt_policy *pol, struct cxlt_counts *c,
+		      s64 room, u32 bp, u32 bd)
+{
+	u32 hot = pol->hot_bin, hyst = pol->params.hyst_steps;
+	u32 bs = CXLT_NBINS, bf = 0, rem_s = 0, rem_f = 0, k;
+	u32 skip = c->demote;
+
+	while (bp) {
+		if (!rem_s) {
+			while (bs > hot && !rem_s)
+				rem_s = pol->hist_slow[--bs];
+			if (!rem_s)
+				break;
+		}
+		if (room > 0) {
+			k = cxlt_min(cxlt_min(rem_s, bp), room);
+			rem_s -= k;
+			bp -= k;
+			room -= k;
+			c->promote += k;
+			continue;
+		}
+		if (!bd)
+			break;
+		while (!rem_f && bf < CXLT_NBINS) {
+			rem_f = pol->hist_fast[bf];
+			k = cxlt_min(rem_f, skip);
+			rem_f -= k;
+			skip -= k;
+			if (!rem_f)
+				bf++;
+		}
+		if (!rem_f || bf + hyst >= hot ||
+		    !cxlt_worth(pol, cxlt_bin_floor(bs), cxlt_bin_ceil(bf)))
+			break;
+		k = cxlt_min(cxlt_min(rem_s, rem_f), cxlt_min(bp, bd));
+		rem_s -= k;
+		rem_f -= k;
+		if (!rem_f)
+			bf++;
+		bp -= k;
+		bd -= k;
+		c->promote += k;
+		c->demote += k;
+	}
+}
+
+static void cxlt_plan_counts(const struct cxlt_policy *pol,
+			     struct cxlt_counts *c, u32 bp, u32 bd)
+{
+	const struct cxlt_policy_params *pp = &pol->params;
+	s64 free = (s64)pp->fast_pages - pol->nr_fast;
+	s64 room;
+	u32 k;
+
+	/* COLD hints first: they override heat and make room. */
+	c->cold = cxlt_min(pol->n_cold_fast, bd);
+	bd -= c->cold;
+	free += c->cold;
+
+	/* Pressure: below the low watermark, back up to the high one. */
+	if (free < (s64)pp->wmark_low) {
+		k = cxlt_min(cxlt_min(pp->wmark_high - free, bd),
+			     pol->n_fast_elig);
+		c->demote += k;
+		bd -= k;
+		free += k;
+	}
+
+	/* HOT hints: promote, evicting the coldest unhinted pages if needed. */
+	room = free - pp->wmark_high;
+	c->hot = cxlt_min(pol->n_hot_slow, bp);
+	if ((s64)c->hot > room) {
+		k = cxlt_min(cxlt_min(c->hot - (room > 0 ? room : 0), bd),
+			     pol->n_fast_elig - c->demote);
+		c->demote += k;
+		bd -= k;
+		room += k;
+		if ((s64)c->hot > room)
+			c->hot = room > 0 ? room : 0;
+	}
+	bp -= c->hot;
+	room -= c->hot;
+
+	cxlt_walk(pol, c, room, bp, bd);
+}
+
+/**
+ * cxlt_policy_select() - choose this period's promotions and demotions
+ * @pol: state
+ * @plan: caller's arrays in, chosen pages out
+ *
+ * Uses the ranking of the last cxlt_policy_end_period(); call it right
+ * after.  At most the period's budget in each direction is planned, less
+ * what earlier calls in the same period planned, and never more than the
+ * arrays hold.  Order of choice: COLD-hinted fast pages; the coldest fast
+ * pages when free fast pages are below the low watermark (up to the high
+ * one); HOT-hinted slow pages; hot slow pages into free room above the high
+ * watermark; then exchanges of hot slow pages for cold fast pages that pass
+ * the hysteresis and the confidence test.  Pinned pages never move; pages
+ * migrated less than min_resid periods ago move only by hint.
+ *
+ * Return: 0, or -EINVAL if @pol or @plan is NULL, or an array is NULL while
+ * its size is not 0.
+ */
+int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
+{
+	struct cxlt_counts c = { 0 };
+	u32 bp, bd, cut_p, take_p, cut_d, take_d, n, i, min_resid;
+	u32 got_cold = 0, got_hot = 0, got_p = 0, got_d = 0;
+
+	if (!pol || !plan || (!plan->promote && plan->promote_max) ||
+	    (!plan->demote && plan->demote_max))
+		return -EINVAL;
+	plan->nr_promote = 0;
+	plan->nr_demote = 0;
+	bp = cxlt_min(pol->params.budget - pol->used_promote,
+		      plan->promote_max);
+	bd = cxlt_min(pol->params.budget - pol->used_demote, plan->demote_max);
+	if (pol->used_promote > pol->params.budget)
+		bp = 0;
+	if (pol->used_demote > pol->params.budget)
+		bd = 0;
+	if (!bp && !bd)
+		return 0;
+
+	cxlt_plan_counts(pol, &c, bp, bd);
+	if (!(c.cold | c.hot | c.demote | c.promote))
+		return 0;
+	cxlt_cut(pol->hist_fast, 0, c.demote, true, &cut_d, &take_d);
+	cxlt_cut(pol->hist_slow, pol->hot_bin, c.promote, false, &cut_p,
+		 &take_p);
+
+	min_resid = pol->params.min_resid;
+	i = pol->rotor < pol->npages ? pol->rotor : 0;
+	for (n = 0; n < pol->npages; n++, i = i + 1 < pol->npages ? i + 1 : 0) {
+		struct cxlt_page *pg = &pol->pages[i];
+		u32 tier = cxlt_page_tier(pg), hint = cxlt_page_hint(pg);
+		bool settled = pg->resid >= min_resid;
+		bool hint_ok = settled || !(pg->flags & CXLT_PF_BACKOFF);
+
+		if (tier == CXLT_TIER_FAST) {
+			if (hint == CXLT_HINT_COLD && hint_ok &&
+			    got_cold < c.cold) {
+				plan->demote[plan->nr_demote++] = i;
+				got_cold++;
+			} else if (hint == CXLT_HINT_NONE && settled &&
+				   got_d < c.demote &&
+				   (pg->bin < cut_d ||
+				    (pg->bin == cut_d && take_d))) {
+				if (pg->bin == cut_d)
+					take_d--;
+				plan->demote[plan->nr_demote++] = i;
+				got_d++;
+			}
+		} else if (tier == CXLT_TIER_SLOW) {
+			if (hint == CXLT_HINT_HOT && hint_ok &&
+			    got_hot < c.hot) {
+				plan->promote[plan->nr_promote++] = i;
+				got_hot++;
+			} else if (hint == CXLT_HINT_NONE && settled &&
+				   got_p < c.promote &&
+				   (pg->bin > cut_p ||
+				    (pg->bin == cut_p && take_p))) {
+				if (pg->bin == cut_p)
+					take_p--;
+				plan->promote[plan->nr_promote++] = i;
+				got_p++;
+			}
+		}
+		if (got_cold == c.cold && got_hot == c.hot &&
+		    got_d == c.demote && got_p == c.promote)
+			break;
+	}
+	pol->rotor = i;
+	pol->used_promote += plan->nr_promote;
+	pol->used_demote += plan->nr_demote;
+	return 0;
+}
+
+/**
+ * cxlt_policy_migrated() - report the outcome of one planned migration
+ * @pol: state
+ * @page: page number
+ * @tier: tier the page was to move to (CXLT_TIER_FAST or CXLT_TIER_SLOW)
+ * @result: 0 if the page is now on @tier, a negative errno if it stayed
+ *
+ * Keeps the policy's view of where pages are right when migrations fail: a
+ * failed page stays where it was, and waits min_resid periods before it is
+ * tried again, even if hinted (a page that failed once, say because it is
+ * pinned by get_user_pages(), would otherwise take budget every period).
+ *
+ * Return: 0, or -EINVAL for a NULL @pol, @page out of range or a bad @tier.
+ */
+int cxlt_policy_migrated(struct cxlt_policy *pol, u32 page,
+			 enum cxlt_tier tier, int result)
+{
+	struct cxlt_page *pg;
+
+	if (!pol || page >= pol->npages ||
+	    (tier != CXLT_TIER_FAST && tier != CXLT_TIER_SLOW))
+		return -EINVAL;
+	pg = &pol->pages[page];
+	pg->resid = 0;
+	if (result) {
+		pg->flags |= CXLT_PF_BACKOFF;
+		pol->stats.failed++;
+		return 0;
+	}
+	pg->flags &= ~CXLT_PF_BACKOFF;
+	if (cxlt_page_tier(pg) == tier)
+		return 0;
+	cxlt_move(pol, pg, tier);
+	if (tier == CXLT_TIER_FAST)
+		pol->stats.promoted++;
+	else
+		pol->stats.demoted++;
+	return 0;
+}
+
+/**
+ * cxlt_policy_get_page() - read one page's record
+ * @pol: state
+ * @page: page number
+ * @info: filled in
+ *
+ * Return: 0, or -EINVAL for a NULL pointer or @page out of range.
+ */
+int cxlt_policy_get_page(const struct cxlt_policy *pol, u32 page,
+			 struct cxlt_page_info *info)
+{
+	const struct cxlt_page *pg;
+
+	if (!pol || !info || page >= pol->npages)
+		return -EINVAL;
+	pg = &pol->pages[page];
+	info->tier = cxlt_page_tier(pg);
+	info->hint = cxlt_page_hint(pg);
+	info->heat = pg->heat;
+	info->run = pg->run;
+	info->resid = pg->resid;
+	return 0;
+}
+
+/**
+ * cxlt_policy_get_stats() - read the counters
+ * @pol: state
+ * @stats: filled in
+ *
+ * Return: 0, or -EINVAL for a NULL pointer.
+ */
+int cxlt_policy_get_stats(const struct cxlt_policy *pol,
+			  struct cxlt_policy_stats *stats)
+{
+	if (!pol || !stats)
+		return -EINVAL;
+	*stats = pol->stats;
+	stats->nr_fast = pol->nr_fast;
+	stats->nr_slow = pol->nr_slow;
+	return 0;
+}
