@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Discovery: cxltier mirrors every CXL memdev ("blade") and CXL region under
+ * /sys/kernel/cxltier with the same facts the CXL core publishes under
+ * /sys/bus/cxl/devices, finds everything the booted topology defines, and follows
+ * regions as they come and go.
+ *
+ * Theory of operation: the CXL core's sysfs is the reference; each test walks it and
+ * compares cxltier's view.  The topology's expectations come from the environment
+ * qemu/run sets (CXLT_BLADES, CXLT_REGIONS: one word per region, the blades' serials
+ * joined by commas, in interleave order).
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "cxlt_test.h"
+
+#define MAX_ITEMS 32
+
+struct names {
+	int n;
+	char name[MAX_ITEMS][64];
+};
+
+static void list_dir(const char *pattern, struct names *out)
+{
+	glob_t g;
+	size_t i;
+
+	out->n = 0;
+	if (glob(pattern, 0, NULL, &g))
+		return;
+	for (i = 0; i < g.gl_pathc && out->n < MAX_ITEMS; i++) {
+		const char *base = strrchr(g.gl_pathv[i], '/');
+
+		snprintf(out->name[out->n++], 64, "%s", base ? base + 1 : g.gl_pathv[i]);
+	}
+	globfree(&g);
+}
+
+/* The memdev behind endpoint decoder @dec: its parent is the endpoint port, whose uport
+ * link names the memdev. */
+static int decoder_memdev(const char *dec, char *out, size_t len)
+{
+	char path[PATH_MAX], real[PATH_MAX], *slash;
+
+	snprintf(path, sizeof(path), CXL_SYSFS "/%s", dec);
+	if (!realpath(path, real))
+		return -errno;
+	slash = strrchr(real, '/');
+	if (!slash)
+		return -EINVAL;
+	snprintf(slash, sizeof(real) - (slash - real), "/uport");
+	return cxlt_link_name(real, out, len);
+}
+
+/* "mem1 mem3" of the CXL core for region @r, in position order. */
+static void core_region_blades(const char *r, char *out, size_t len)
+{
+	char attr[32], dec[64], mem[64];
+	uint64_t ways = cxlt_read_u64(CXL_SYSFS "/%s/%s", r, "interleave_ways");
+	uint64_t i;
+
+	out[0] = '\0';
+	for (i = 0; i < ways && i < 16; i++) {
+		snprintf(attr, sizeof(attr), "target%llu", (unsigned long long)i);
+		if (cxlt_readf(dec, sizeof(dec), CXL_SYSFS "/%s/%s", r, attr) || !dec[0])
+			break;
+		if (decoder_memdev(dec, mem, sizeof(mem)))
+			break;
+		if (out[0])
+			strncat(out, " ", len - strlen(out) - 1);
+		strncat(out, mem, len - strlen(out) - 1);
+	}
+}
+
+static int wait_for_path(const char *path, bool present, int ms)
+{
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+	for (; ms > 0; ms -= 50) {
+		if ((access(path, F_OK) == 0) == present)
+			return 0;
+		nanosleep(&ts, NULL);
+	}
+	return -ETIMEDOUT;
+}
+
+FIXTURE(discovery) {
+	struct names blades;	/* memdevs of the CXL core */
+	struct names regions;	/* regions of the CXL core */
+};
+
+FIXTURE_SETUP(discovery)
+{
+	if (!cxlt_module_loaded())
+		SKIP(return, "cxltier.ko is not loaded");
+	list_dir(CXL_SYSFS "/mem*", &self->blades);
+	list_dir(CXL_SYSFS "/region*", &self->regions);
+}
+
+FIXTURE_TEARDOWN(discovery)
+{
+}
+
+/* Every CXL memdev is a blade with the serial, capacity and PCI function the CXL core reports. */
+TEST_F(discovery, blades_match_cxl_core)
+{
+	struct names mirror;
+	int i;
+
+	list_dir(CXLT_SYSFS "/blades/*", &mirror);
+	ASSERT_EQ(self->blades.n, mirror.n);
+	for (i = 0; i < self->blades.n; i++) {
+		const char *m = self->blades.name[i];
+		char path[PATH_MAX], real[PATH_MAX], state[32], pci[64], *slash;
+
+		EXPECT_EQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", m, "serial"),
+			  cxlt_read_u64(CXLT_SYSFS "/blades/%s/%s", m, "serial")) TH_LOG("%s", m);
+		EXPECT_EQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", m, "ram/size"),
+			  cxlt_read_u64(CXLT_SYSFS "/blades/%s/%s", m, "ram_size")) TH_LOG("%s", m);
+		EXPECT_EQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", m, "pmem/size"),
+			  cxlt_read_u64(CXLT_SYSFS "/blades/%s/%s", m, "pmem_size")) TH_LOG("%s", m);
+
+		snprintf(path, sizeof(path), CXL_SYSFS "/%s", m);
+		ASSERT_NE(NULL, realpath(path, real));
+		*strrchr(real, '/') = '\0';
+		slash = strrchr(real, '/');
+		ASSERT_EQ(0, cxlt_readf(pci, sizeof(pci), CXLT_SYSFS "/blades/%s/%s", m, "pci_dev"));
+		EXPECT_STREQ(slash + 1, pci);
+
+		snprintf(path, sizeof(path), CXL_SYSFS "/%s/driver", m);
+		ASSERT_EQ(0, cxlt_readf(state, sizeof(state), CXLT_SYSFS "/blades/%s/%s", m, "state"));
+		EXPECT_STREQ(access(path, F_OK) ? "offline" : "online", state);
+	}
+}
+
+/* Every CXL region is mirrored with its mode, address range, interleave and blades. */
+TEST_F(discovery, cxl_regions_match_cxl_core)
+{
+	struct names mirror;
+	int i;
+
+	list_dir(CXLT_SYSFS "/cxl_regions/*", &mirror);
+	ASSERT_EQ(self->regions.n, mirror.n);
+	for (i = 0; i < self->regions.n; i++) {
+		const char *r = self->regions.name[i];
+		char a[256], b[256];
+
+		ASSERT_EQ(0, cxlt_readf(a, sizeof(a), CXL_SYSFS "/%s/%s", r, "mode"));
+		ASSERT_EQ(0, cxlt_readf(b, sizeof(b), CXLT_SYSFS "/cxl_regions/%s/%s", r, "mode"));
+		EXPECT_STREQ(a, b);
+		EXPECT_EQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", r, "resource"),
+			  cxlt_read_u64(CXLT_SYSFS "/cxl_regions/%s/%s", r, "start")) TH_LOG("%s", r);
+		EXPECT_EQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", r, "size"),
+			  cxlt_read_u64(CXLT_SYSFS "/cxl_regions/%s/%s", r, "size")) TH_LOG("%s", r);
+		EXPECT_EQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", r, "interleave_ways"),
+			  cxlt_read_u64(CXLT_SYSFS "/cxl_regions/%s/%s", r, "interleave_ways"));
+		EXPECT_EQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", r, "interleave_granularity"),
+			  cxlt_read_u64(CXLT_SYSFS "/cxl_regions/%s/%s", r,
+					"interleave_granularity"));
+		core_region_blades(r, a, sizeof(a));
+		ASSERT_EQ(0, cxlt_readf(b, sizeof(b), CXLT_SYSFS "/cxl_regions/%s/%s", r, "blades"));
+		EXPECT_STREQ(a, b) TH_LOG("%s", r);
+		/* No dax driver is loaded in the default guest. */
+		ASSERT_EQ(0, cxlt_readf(b, sizeof(b), CXLT_SYSFS "/cxl_regions/%s/%s", r, "state"));
+		EXPECT_STREQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", r, "commit") == 1 ? "committed" :
+			     "uncommitted", b);
+	}
+}
+
+/* Each blade lists exactly the regions whose targets include it. */
+TEST_F(discovery, blade_lists_its_regions)
+{
+	int i, j;
+
+	for (i = 0; i < self->blades.n; i++) {
+		const char *m = self->blades.name[i];
+		char want[256] = "", got[256], blades[256];
+
+		for (j = 0; j < self->regions.n; j++) {
+			char padded[260];
+
+			core_region_blades(self->regions.name[j], blades, sizeof(blades));
+			snprintf(padded, sizeof(padded), " %s ", blades);
+			snprintf(got, sizeof(got), " %s ", m);
+			if (!strstr(padded, got))
+				continue;
+			if (want[0])
+				strcat(want, " ");
+			strcat(want, self->regions.name[j]);
+		}
+		ASSERT_EQ(0, cxlt_readf(got, sizeof(got), CXLT_SYSFS "/blades/%s/%s", m,
+					"cxl_regions"));
+		EXPECT_STREQ(want, got) TH_LOG("%s", m);
+	}
+}
+
+/* Everything the booted topology defines is found: its blades and, for each region spec,
+ * a region over exactly those blades in that order, each on a NUMA node of its own. */
+TEST_F(discovery, topology_complete)
+{
+	const char *nblades = getenv("CXLT_BLADES"), *specs = getenv("CXLT_REGIONS");
+	char *list, *spec, *save = NULL;
+	int nodes[MAX_ITEMS], nnodes = 0, i, j;
+
+	if (!nblades || !specs)
+		SKIP(return, "not booted by qemu/run (CXLT_BLADES/CXLT_REGIONS unset)");
+	EXPECT_EQ(atoi(nblades), self->blades.n);
+
+	list = strdup(specs);
+	for (spec = strtok_r(list, " ", &save); spec; spec = strtok_r(NULL, " ", &save)) {
+		char want[256] = "", *serial, *s2 = NULL, *copy = strdup(spec);
+		bool found = false;
+
+		/* Translate serials to memdev names through the blades' serial files. */
+		for (serial = strtok_r(copy, ",", &s2); serial; serial = strtok_r(NULL, ",", &s2)) {
+			uint64_t sn = strtoull(serial, NULL, 0);
+
+			for (i = 0; i < self->blades.n; i++)
+				if (cxlt_read_u64(CXLT_SYSFS "/blades/%s/%s", self->blades.name[i],
+						  "serial") == sn)
+					break;
+			ASSERT_LT(i, self->blades.n) TH_LOG("no blade with serial %s", serial);
+			if (want[0])
+				strcat(want, " ");
+			strcat(want, self->blades.name[i]);
+		}
+		free(copy);
+		for (i = 0; i < self->regions.n && !found; i++) {
+			char got[256];
+
+			if (cxlt_readf(got, sizeof(got), CXLT_SYSFS "/cxl_regions/%s/%s",
+				       self->regions.name[i], "blades"))
+				continue;
+			if (strcmp(got, want))
+				continue;
+			found = true;
+			nodes[nnodes] = (int)cxlt_read_u64(CXLT_SYSFS "/cxl_regions/%s/%s",
+							   self->regions.name[i], "numa_node");
+			EXPECT_GT(nodes[nnodes], 0) TH_LOG("%s", self->regions.name[i]);
+			for (j = 0; j < nnodes; j++)
+				EXPECT_NE(nodes[j], nodes[nnodes]) TH_LOG("node shared");
+			nnodes++;
+		}
+		EXPECT_TRUE(found) TH_LOG("no region over blades %s (spec %s)", want, spec);
+	}
+	free(list);
+}
+
+/* rescan takes "1" and refuses anything else with EINVAL. */
+TEST_F(discovery, rescan_input)
+{
+	EXPECT_EQ(0, cxlt_write(CXLT_SYSFS "/rescan", "1"));
+	EXPECT_EQ(-EINVAL, cxlt_write(CXLT_SYSFS "/rescan", "0"));
+	EXPECT_EQ(-EINVAL, cxlt_write(CXLT_SYSFS "/rescan", "banana"));
+	EXPECT_EQ(-EINVAL, cxlt_write(CXLT_SYSFS "/rescan", "\n"));
+}
+
+/* Mirror files refuse writes and rescan refuses reads, even for root. */
+TEST_F(discovery, files_read_only)
+{
+	struct names mirror;
+	char path[PATH_MAX];
+
+	list_dir(CXLT_SYSFS "/blades/*", &mirror);
+	if (!mirror.n)
+		SKIP(return, "no blades");
+	snprintf(path, sizeof(path), CXLT_SYSFS "/blades/%s/serial", mirror.name[0]);
+	EXPECT_EQ(-EACCES, cxlt_write(path, "0x1"));
+	EXPECT_EQ(-EACCES, cxlt_read(CXLT_SYSFS "/rescan", path, sizeof(path)));
+}
+
+/*
+ * A region that is torn down disappears from cxltier, and one created again appears,
+ * without a rescan: the CXL bus notifier keeps the mirror current.  Uses the region
+ * created last (its endpoint decoders are the last allocated, so its DPA can be freed)
+ * and recreates it as it was.
+ */
+TEST_F(discovery, region_teardown_and_recreate)
+{
+	const char *specs = getenv("CXLT_REGIONS");
+	char r[64], path[PATH_MAX], real[PATH_MAX], root[64], cmd[512], targets[16][64];
+	char mirror[PATH_MAX], *last, *slash;
+	uint64_t ways, i;
+	int best = -1, k;
+
+	if (!specs || !self->regions.n)
+		SKIP(return, "no region to tear down");
+	for (k = 0; k < self->regions.n; k++)
+		if (best < 0 || atoi(self->regions.name[k] + 6) > atoi(self->regions.name[best] + 6))
+			best = k;
+	snprintf(r, sizeof(r), "%s", self->regions.name[best]);
+	ways = cxlt_read_u64(CXL_SYSFS "/%s/%s", r, "interleave_ways");
+	for (i = 0; i < ways; i++) {
+		char attr[16];
+
+		snprintf(attr, sizeof(attr), "target%llu", (unsigned long long)i);
+		ASSERT_EQ(0, cxlt_readf(targets[i], sizeof(targets[i]), CXL_SYSFS "/%s/%s", r, attr));
+	}
+	snprintf(path, sizeof(path), CXL_SYSFS "/%s", r);
+	ASSERT_NE(NULL, realpath(path, real));
+	*strrchr(real, '/') = '\0';
+	slash = strrchr(real, '/');
+	snprintf(root, sizeof(root), "%s", slash + 1);
+	snprintf(mirror, sizeof(mirror), CXLT_SYSFS "/cxl_regions/%s", r);
+	ASSERT_EQ(0, access(mirror, F_OK));
+
+	/* Tear down: unbind, decommit, delete, then free the endpoints' DPA. */
+	ASSERT_EQ(0, cxlt_write("/sys/bus/cxl/drivers/cxl_region/unbind", r));
+	snprintf(path, sizeof(path), CXL_SYSFS "/%s/commit", r);
+	ASSERT_EQ(0, cxlt_write(path, "0"));
+	snprintf(path, sizeof(path), CXL_SYSFS "/%s/delete_region", root);
+	ASSERT_EQ(0, cxlt_write(path, r));
+	for (i = 0; i < ways; i++) {
+		snprintf(path, sizeof(path), CXL_SYSFS "/%s/dpa_size", targets[i]);
+		ASSERT_EQ(0, cxlt_write(path, "0")) TH_LOG("%s", targets[i]);
+	}
+	EXPECT_EQ(0, wait_for_path(mirror, false, 3000)) TH_LOG("%s still mirrored", r);
+
+	/* Recreate it from the topology's last spec. */
+	last = strrchr(specs, ' ');
+	last = last ? last + 1 : (char *)specs;
+	snprintf(cmd, sizeof(cmd), "cxlt-mkregion $(echo %s | tr , ' ') >/tmp/newregion", last);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, cxlt_read("/tmp/newregion", r, sizeof(r)));
+	snprintf(mirror, sizeof(mirror), CXLT_SYSFS "/cxl_regions/%s", r);
+	EXPECT_EQ(0, wait_for_path(mirror, true, 3000)) TH_LOG("%s not mirrored", r);
+	snprintf(path, sizeof(path), "%s/state", mirror);
+	ASSERT_EQ(0, cxlt_read(path, cmd, sizeof(cmd)));
+	EXPECT_STREQ("committed", cmd);
+}
+
+TEST_HARNESS_MAIN

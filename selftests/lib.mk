@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common rules of a selftests group.  A group Makefile sets
+#   TEST_GEN_PROGS  C tests (one .c each) built against the kselftest harness
+#   TEST_PROGS      scripts run as they are
+# and includes this file.  Everything lands in $(O) with the group's "config".
+KSFT    := $(ROOT)/.cache/linux-source/tools/testing/selftests
+# The harness has unused handler parameters, and snprintf() truncation is intended.
+CFLAGS  += -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation \
+	   -D_GNU_SOURCE -I$(KSFT) -I$(ROOT)/selftests/lib \
+	   -I$(ROOT)/include/uapi
+LDLIBS  += -lnuma -lpthread
+
+PROGS := $(addprefix $(O)/,$(TEST_GEN_PROGS))
+
+.PHONY: all
+all: $(PROGS) $(addprefix $(O)/,$(TEST_PROGS)) $(O)/config
+
+$(O)/%: %.c $(wildcard $(ROOT)/selftests/lib/*.h) | $(O)
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+
+$(O)/%.sh: %.sh | $(O)
+	install -m 0755 $< $@
+
+$(O)/config: config | $(O)
+	install -m 0644 $< $@
+
+$(O):
+	mkdir -p $@
