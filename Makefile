@@ -2,7 +2,8 @@
 #
 # cxltier top-level Makefile.
 #
-#   make              build the module (kmod/cxltier.ko) and the userspace (build/)
+#   make              build the module (kmod/cxltier.ko), the userspace and the
+#                     guest selftests (build/)
 #   make check        set up what is missing, build, run host tests and guest selftests
 #   make check T=dir  run one selftests/ group in the guest (host tests still run)
 #   make demo         boot the default emulated CXL topology and show what cxltier does
@@ -21,10 +22,10 @@ KDIR   ?= $(CACHE)/kernel/$(KVER)/usr/src/linux-headers-$(KVER)
 BUILD  ?= $(ROOT)/build
 KMAKE  := $(MAKE) -C $(KDIR) M=$(ROOT) W=1
 
-.PHONY: all module userspace sparse checkpatch check check-host check-guest demo \
-	bench-sim setup guest clean
+.PHONY: all module userspace selftests sparse checkpatch check demo bench-sim setup \
+	guest clean
 
-all: module userspace
+all: module userspace selftests
 
 setup:
 	@scripts/setup --check 2>/dev/null || scripts/setup
@@ -43,15 +44,18 @@ userspace: setup
 	@cmake -S . -B $(BUILD) -G Ninja >/dev/null
 	cmake --build $(BUILD)
 
+selftests: setup
+	$(MAKE) -C selftests O=$(BUILD)/selftests
+
 # The guest image: busybox, the kernel's CXL/DAX modules, our module, tools and selftests.
 guest: all
-	qemu/build-guest
+	qemu/build-guest --build $(BUILD)
 
 check: all guest
-	@scripts/check $(if $(T),--only $(T))
+	@CXLT_BUILD=$(BUILD) scripts/check $(if $(T),--only $(T))
 
 demo: all guest
-	@qemu/demo
+	@CXLT_BUILD=$(BUILD) qemu/demo
 
 bench-sim: userspace
 	@bench/run-sim $(BUILD)

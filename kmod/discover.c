@@ -21,8 +21,15 @@
 
 MODULE_IMPORT_NS(CXL);
 
-/* Let a burst of bus events (a region bind adds several devices) settle first. */
-#define CXLT_RESCAN_DELAY	msecs_to_jiffies(100)
+/*
+ * Let a burst of bus events (binding a region adds several devices) settle before a
+ * scan.  Longer delays batch more events; the mirror lags the CXL core by this much.
+ */
+static unsigned int rescan_delay_ms = 100;
+module_param(rescan_delay_ms, uint, 0444);
+MODULE_PARM_DESC(rescan_delay_ms,
+		 "Delay from a CXL bus event to the rescan it triggers, in ms (0-10000, default 100)");
+#define CXLT_RESCAN_DELAY_MAX_MS	10000
 
 static struct {
 	/* Protects the two lists, every mirror object's @seen flag and @dying. */
@@ -402,7 +409,8 @@ static int cxlt_cxl_bus_event(struct notifier_block *nb, unsigned long action, v
 	case BUS_NOTIFY_DEL_DEVICE:
 	case BUS_NOTIFY_BOUND_DRIVER:
 	case BUS_NOTIFY_UNBOUND_DRIVER:
-		mod_delayed_work(system_wq, &cxlt_disc.rescan_work, CXLT_RESCAN_DELAY);
+		mod_delayed_work(system_wq, &cxlt_disc.rescan_work,
+				 msecs_to_jiffies(rescan_delay_ms));
 		break;
 	}
 	return NOTIFY_DONE;
@@ -412,6 +420,11 @@ int cxlt_discover_init(void)
 {
 	int rc;
 
+	if (rescan_delay_ms > CXLT_RESCAN_DELAY_MAX_MS) {
+		pr_err("rescan_delay_ms=%u is out of range (0-%u)\n", rescan_delay_ms,
+		       CXLT_RESCAN_DELAY_MAX_MS);
+		return -EINVAL;
+	}
 	INIT_DELAYED_WORK(&cxlt_disc.rescan_work, cxlt_rescan_workfn);
 	cxlt_disc.nb.notifier_call = cxlt_cxl_bus_event;
 	rc = bus_register_notifier(&cxl_bus_type, &cxlt_disc.nb);
