@@ -4,8 +4,11 @@
  *
  * Lock order, outermost first:
  *   cxlt_disc.lock		the discovery mirror (discover.c)
+ *   cxlt_tiers.lock		registered tiers (tier.c)
  *   CXL core locks		taken inside the CXL core's attribute show() methods
  *				(cxl_region_rwsem) and device_lock() of dax devices
+ *   device_hotplug_lock	memory hotplug (taken by the memory core and by
+ *				memory block "state" stores)
  *
  * Sysfs removal rule: kobject_del() waits for running show() calls to finish, and
  * show() may take cxlt_disc.lock, so mirror objects are unlinked under the lock and
@@ -29,12 +32,14 @@
 /* Exported by the CXL core (namespace CXL); declared in its private drivers/cxl/cxl.h. */
 extern const struct bus_type cxl_bus_type;
 
-/* --- cxl_attr.c: reading CXL devices through their sysfs ABI ------------------------ */
-int cxlt_cxl_attr_read(struct device *dev, const char *group, const char *name,
+/* --- devattr.c: using devices through their sysfs ABI ----------------------------- */
+int cxlt_dev_attr_read(struct device *dev, const char *group, const char *name,
 		       char *out, size_t outlen);
-int cxlt_cxl_attr_u64(struct device *dev, const char *group, const char *name,
+int cxlt_dev_attr_store(struct device *dev, const char *group, const char *name,
+			const char *val);
+int cxlt_dev_attr_u64(struct device *dev, const char *group, const char *name,
 		      u64 *val);
-struct device *cxlt_cxl_link_target(struct device *dev, const char *link);
+struct device *cxlt_dev_link_target(struct device *dev, const char *link);
 bool cxlt_dev_is_type(struct device *dev, const char *type_name);
 
 /* --- discover.c: the mirror of CXL memdevs ("blades") and CXL regions ---------------- */
@@ -112,6 +117,7 @@ struct cxlt_cxl_region_info {
 	char blades[CXLT_MAX_WAYS][CXLT_NAME_LEN];
 };
 
+/* Does not know about tiers: a registered region reads as committed here. */
 int cxlt_cxl_region_info(struct device *region, struct cxlt_cxl_region_info *info);
 const char *cxlt_cxl_region_state_name(enum cxlt_cxl_region_state state);
 bool cxlt_blade_online(struct cxlt_blade *blade);
@@ -121,11 +127,68 @@ int cxlt_discover_init(void);
 void cxlt_discover_exit(void);
 int cxlt_rescan(void);
 
+/* --- memblock.c ------------------------------------------------------------------- */
+int cxlt_memblocks_online_movable(u64 start, u64 size);
+
+/* --- tier.c: CXL RAM regions registered as NUMA nodes ------------------------------ */
+
+/* Where a tier's abstract distance came from. */
+enum cxlt_adist_source {
+	CXLT_ADIST_OVERRIDE,	/* the operator's adistance= */
+	CXLT_ADIST_CDAT,	/* the region's access coordinates (CDAT + HMAT) */
+	CXLT_ADIST_PLATFORM,	/* an adistance algorithm (mt_calc_adistance()) */
+	CXLT_ADIST_DEFAULT,	/* no data: kmem's default, 5 x DRAM */
+};
+
+/**
+ * struct cxlt_tier - a CXL RAM region registered as a NUMA node
+ * @kobj: /sys/kernel/cxltier/tiers/<region>
+ * @node: entry in the tier list, under cxlt_tiers.lock
+ * @region: the cxl_region device, referenced
+ * @start: first host physical address
+ * @size: size in bytes
+ * @nid: the node the memory is on
+ * @adist: abstract distance of the node's memory type
+ * @adist_src: where @adist came from
+ * @mtype: the memory type set on @nid
+ * @mgid: memory group id
+ * @res: our claim on the range in the iomem tree; the System RAM nests under it
+ * @res_name: name of @res ("cxltier:region0"); lives as long as @res
+ *
+ * Set before the tier is listed and published, then constant until removal (which
+ * holds cxlt_tiers.lock), so show() methods read it without locks.
+ */
+struct cxlt_tier {
+	struct kobject kobj;
+	struct list_head node;
+	struct device *region;
+	u64 start;
+	u64 size;
+	int nid;
+	int adist;
+	enum cxlt_adist_source adist_src;
+	struct memory_dev_type *mtype;
+	int mgid;
+	struct resource *res;
+	char res_name[CXLT_NAME_LEN + 8];
+};
+
+int cxlt_tier_add(const char *name, int adist);
+int cxlt_tier_remove(const char *name);
+bool cxlt_tier_registered(struct device *region);
+void cxlt_tiers_auto_register(void);
+void cxlt_tiers_exit(void);
+const char *cxlt_adist_source_name(enum cxlt_adist_source src);
+void cxlt_tier_release(struct kobject *kobj);
+
 /* --- sysfs.c: /sys/kernel/cxltier ------------------------------------------------- */
 int cxlt_sysfs_init(void);
 void cxlt_sysfs_exit(void);
 int cxlt_sysfs_add_blade(struct cxlt_blade *blade);
 int cxlt_sysfs_add_cxl_region(struct cxlt_cxl_region *cxlr);
+struct cxlt_tier *cxlt_tier_alloc(void);
+int cxlt_sysfs_add_tier(struct cxlt_tier *tier, const char *name);
+void cxlt_sysfs_del_tier(struct cxlt_tier *tier);
 void cxlt_blade_release(struct kobject *kobj);
 void cxlt_cxl_region_release(struct kobject *kobj);
 

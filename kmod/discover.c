@@ -112,9 +112,9 @@ static void cxlt_blade_found(struct device *dev)
 		return;
 	blade->dev = get_device(dev);
 	/* A memdev without a serial or a partition reports 0, as its sysfs files do. */
-	cxlt_cxl_attr_u64(dev, NULL, "serial", &blade->serial);
-	cxlt_cxl_attr_u64(dev, "ram", "size", &blade->ram_size);
-	cxlt_cxl_attr_u64(dev, "pmem", "size", &blade->pmem_size);
+	cxlt_dev_attr_u64(dev, NULL, "serial", &blade->serial);
+	cxlt_dev_attr_u64(dev, "ram", "size", &blade->ram_size);
+	cxlt_dev_attr_u64(dev, "pmem", "size", &blade->pmem_size);
 	if (dev->parent)
 		strscpy(blade->pci_dev, dev_name(dev->parent), sizeof(blade->pci_dev));
 	blade->seen = true;
@@ -183,7 +183,7 @@ static int cxlt_decoder_memdev(const char *name, char *out, size_t outlen)
 	if (!decoder)
 		return -ENODEV;
 	if (cxlt_dev_is_type(decoder, "cxl_decoder_endpoint") && decoder->parent) {
-		memdev = cxlt_cxl_link_target(decoder->parent, "uport");
+		memdev = cxlt_dev_link_target(decoder->parent, "uport");
 		if (memdev) {
 			if (cxlt_dev_is_type(memdev, "cxl_memdev"))
 				rc = strscpy(out, dev_name(memdev), outlen) < 0 ? -EOVERFLOW : 0;
@@ -212,34 +212,34 @@ int cxlt_cxl_region_info(struct device *region, struct cxlt_cxl_region_info *inf
 	memset(info, 0, sizeof(*info));
 	info->nid = NUMA_NO_NODE;
 
-	rc = cxlt_cxl_attr_read(region, NULL, "mode", info->mode, sizeof(info->mode));
+	rc = cxlt_dev_attr_read(region, NULL, "mode", info->mode, sizeof(info->mode));
 	if (rc)
 		return rc;
-	rc = cxlt_cxl_attr_u64(region, NULL, "resource", &info->start);
+	rc = cxlt_dev_attr_u64(region, NULL, "resource", &info->start);
 	if (rc)
 		return rc;
-	rc = cxlt_cxl_attr_u64(region, NULL, "size", &info->size);
+	rc = cxlt_dev_attr_u64(region, NULL, "size", &info->size);
 	if (rc)
 		return rc;
 	if (info->start == U64_MAX || !info->size) {
 		info->start = 0;
 		info->size = 0;
 	}
-	rc = cxlt_cxl_attr_u64(region, NULL, "interleave_ways", &val);
+	rc = cxlt_dev_attr_u64(region, NULL, "interleave_ways", &val);
 	if (rc)
 		return rc;
 	info->ways = val;
-	rc = cxlt_cxl_attr_u64(region, NULL, "interleave_granularity", &val);
+	rc = cxlt_dev_attr_u64(region, NULL, "interleave_granularity", &val);
 	if (rc)
 		return rc;
 	info->granularity = val;
-	rc = cxlt_cxl_attr_u64(region, NULL, "commit", &commit);
+	rc = cxlt_dev_attr_u64(region, NULL, "commit", &commit);
 	if (rc)
 		return rc;
 
 	for (i = 0; i < min_t(u32, info->ways, CXLT_MAX_WAYS); i++) {
 		snprintf(attr, sizeof(attr), "target%d", i);
-		if (cxlt_cxl_attr_read(region, NULL, attr, name, sizeof(name)) || !name[0])
+		if (cxlt_dev_attr_read(region, NULL, attr, name, sizeof(name)) || !name[0])
 			break;
 		if (cxlt_decoder_memdev(name, info->blades[i], CXLT_NAME_LEN))
 			break;
@@ -394,6 +394,7 @@ int cxlt_rescan(void)
 		kobject_del(&cxlr->kobj);
 		kobject_put(&cxlr->kobj);
 	}
+	cxlt_tiers_auto_register();
 	return 0;
 }
 

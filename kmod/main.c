@@ -2,9 +2,9 @@
 /*
  * cxltier: tiered CXL memory for Linux.
  *
- * Module entry.  Today the module discovers CXL type-3 memory devices ("blades") and
- * CXL regions and publishes them under /sys/kernel/cxltier; see
- * Documentation/admin-guide.rst.
+ * Module entry.  The module discovers CXL type-3 memory devices ("blades") and CXL
+ * regions, registers CXL RAM regions as tiered NUMA nodes on request, and publishes
+ * all of it under /sys/kernel/cxltier; see Documentation/admin-guide.rst.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,6 +32,7 @@ err_sysfs:
 static void __exit cxlt_exit(void)
 {
 	cxlt_discover_exit();
+	cxlt_tiers_exit();
 	cxlt_sysfs_exit();
 }
 

@@ -4,14 +4,15 @@
  *
  * The policy core is compiled unchanged into the kernel module and into host
  * programs (unit tests, simulator).  This header is the only place that knows
- * the difference: it provides the kernel's fixed-size integer types, bool and
- * the errno values, and nothing else.
+ * the difference: it provides the kernel's fixed-size integer types, bool,
+ * size_t and the errno values, and nothing else.
  */
 #ifndef CXLT_COMPAT_H
 #define CXLT_COMPAT_H
 
 #ifdef __KERNEL__
 #include <linux/types.h>
+#include <linux/stddef.h>
 #include <linux/errno.h>
 #else
 #include <stddef.h>

@@ -78,6 +78,7 @@ struct cxlt_page {
  * @rotor: page where the next selection scan starts, so that partial
  *	histogram steps are taken fairly over the page range
  * @hot_bin: hot threshold (histogram step) of the last period
+ * @skew: share of the spread of heat that is not sampling noise, in 1/256
  * @n_hot_slow: HOT-hinted slow pages that may move
  * @n_cold_fast: COLD-hinted fast pages that may move
  * @n_fast_elig: unhinted fast pages that heat may move
@@ -96,6 +97,7 @@ struct cxlt_policy {
 	u32 nr_slow;
 	u32 rotor;
 	u32 hot_bin;
+	u32 skew;
 	u32 n_hot_slow;
 	u32 n_cold_fast;
 	u32 n_fast_elig;
@@ -295,7 +297,10 @@ int cxlt_policy_init(struct cxlt_policy **out, void *mem, size_t size,
 	if (!out || !mem || !need || size < need ||
 	    ((unsigned long)mem & 7) || !cxlt_params_valid(params))
 		return -EINVAL;
-	/* No memset in the kernel-and-host common subset: clear by hand. */
+	/*
+	 * memset() has a different header in each build; the compiler turns
+	 * this loop into a call to it where it is worth it.
+	 */
 	for (i = 0; i < need; i++)
 		p[i] = 0;
 	pol->npages = npages;
@@ -449,21 +454,30 @@ int cxlt_policy_record_access(struct cxlt_policy *pol, u32 page, u32 count)
 /*
  * The change test of DOC: Method on one page: returns the new heat.  The
  * heat/2048 index rounds q down for idle runs and up for sampled runs, so a
- * run is judged against the heat most favourable to it.
+ * run is judged against the heat most favourable to it.  A run that fails
+ * the test replaces the heat by the run's own estimate, as ARMS switches to
+ * its short average on a change: k idle periods say q = 1/(k + 2), k sampled
+ * ones (k + 1)/(k + 2) (Laplace's rule of succession).
  */
 static u32 cxlt_change(const struct cxlt_policy *pol, u32 heat, int run,
 		       bool *changed)
 {
 	u32 full = cxlt_heat_full(pol);
 	u32 q = cxlt_min(heat >> (CXLT_HEAT_SHIFT - 4), 15);
+	u32 est;
 
 	if (run < 0 && -run >= pol->run_need[q]) {
-		*changed = true;
-		return heat >> 1;
-	}
-	if (run > 0 && heat < full && run >= pol->run_need[15 - q]) {
-		*changed = true;
-		return heat + ((full - heat) >> 1);
+		est = full / (-run + 2);
+		if (heat > est) {
+			*changed = true;
+			return est;
+		}
+	} else if (run > 0 && run >= pol->run_need[15 - q]) {
+		est = full - full / (run + 2);
+		if (heat < est) {
+			*changed = true;
+			return est;
+		}
 	}
 	return heat;
 }
@@ -495,6 +509,59 @@ static u32 cxlt_hot_bin(const u32 *rank, u64 avail)
 			hot = b;
 	}
 	return hot;
+}
+
+/* a / b for b != 0, by shift and subtract: no 64-bit division helper. */
+static u64 cxlt_div64(u64 a, u64 b)
+{
+	u64 q = 0, r = 0;
+	int i;
+
+	for (i = 63; i >= 0; i--) {
+		r = (r << 1) | ((a >> i) & 1);
+		if (r >= b) {
+			r -= b;
+			q |= 1ULL << i;
+		}
+	}
+	return q;
+}
+
+/*
+ * How much of the spread of heat over the ranked pages is real, in 1/256:
+ * 1 - (sampling noise variance) / (observed variance), from the histogram.
+ * Under uniform access all the spread is noise and this is near 0; under a
+ * skewed one it is near 256.  It is the shrinkage factor of an empirical
+ * Bayes estimate: a page's expected heat is the mean plus skew/256 of its
+ * distance from the mean, so a difference of heat predicts skew/256 of
+ * itself.  Heats are taken in units of 16 to keep the sums in 64 bits.
+ */
+static u32 cxlt_skew(const struct cxlt_policy *pol, const u32 *rank)
+{
+	u64 full = cxlt_heat_full(pol) >> 4, n = 0, s1 = 0, s2 = 0, sv = 0;
+	u64 mean, var, noise, m;
+	u32 b;
+
+	for (b = 0; b < CXLT_NBINS; b++) {
+		if (!rank[b])
+			continue;
+		m = (cxlt_bin_floor(b) + cxlt_bin_ceil(b)) >> 5;
+		if (m > full)
+			m = full;
+		n += rank[b];
+		s1 += rank[b] * m;
+		s2 += rank[b] * m * m;
+		sv += rank[b] * m * (full - m);
+	}
+	if (!n)
+		return 0;
+	mean = cxlt_div64(s1, n);
+	var = cxlt_div64(s2, n);
+	var = var > mean * mean ? var - mean * mean : 0;
+	noise = cxlt_div64(sv, n * ((2ULL << pol->params.decay_shift) - 1));
+	if (noise >= var)
+		return 0;
+	return 256 - (u32)cxlt_div64(noise << 8, var);
 }
 
 /**
@@ -585,6 +652,7 @@ int cxlt_policy_end_period(struct cxlt_policy *pol)
 
 	cap = pol->params.fast_pages - pol->params.wmark_high;
 	pol->hot_bin = cxlt_hot_bin(rank, cap > fixed ? cap - fixed : 0);
+	pol->skew = cxlt_skew(pol, rank);
 	pol->stats.promote_candidates = 0;
 	for (b = pol->hot_bin; b < CXLT_NBINS; b++)
 		pol->stats.promote_candidates += pol->hist_slow[b];
@@ -613,8 +681,10 @@ static bool cxlt_worth(const struct cxlt_policy *pol, u32 hs, u32 hf)
 	if (hs <= hf)
 		return false;
 	diff = hs - hf;
-	lhs = diff * diff * ((2ULL << pol->params.decay_shift) - 1) * 16;
-	rhs = conf * conf * ((u64)hs * (full - hs) + (u64)hf * (full - hf));
+	lhs = diff * diff * ((2ULL << pol->params.decay_shift) - 1) * 16 *
+	      pol->skew;
+	rhs = conf * conf * ((u64)hs * (full - hs) + (u64)hf * (full - hf)) *
+	      256;
 	return lhs > rhs;
 }
 
@@ -648,8 +718,9 @@ struct cxlt_counts {
 /*
  * The exchange walk: hottest slow candidates against the coldest fast pages
  * not already taken (@skip of them are), step by step, while budgets last,
- * free room is left or the pair is worth it.  Both sequences are monotonic,
- * so the first pair that is not worth it ends the walk.
+ * free room is left or the pair is worth it.  A fast page at or above the hot
+ * threshold is where it belongs and is never a partner.  Both sequences are
+ * monotonic, so the first pair that is not worth it ends the walk.
  */
 static void cxlt_walk(const struct cxlt_policy *pol, struct cxlt_counts *c,
 		      s64 room, u32 bp, u32 bd)
@@ -683,7 +754,7 @@ static void cxlt_walk(const struct cxlt_policy *pol, struct cxlt_counts *c,
 			if (!rem_f)
 				bf++;
 		}
-		if (!rem_f || bf + hyst >= hot ||
+		if (!rem_f || bf >= hot || bf + hyst >= bs ||
 		    !cxlt_worth(pol, cxlt_bin_floor(bs), cxlt_bin_ceil(bf)))
 			break;
 		k = cxlt_min(cxlt_min(rem_s, rem_f), cxlt_min(bp, bd));
@@ -713,8 +784,9 @@ static void cxlt_plan_counts(const struct cxlt_policy *pol,
 
 	/* Pressure: below the low watermark, back up to the high one. */
 	if (free < (s64)pp->wmark_low) {
-		k = cxlt_min(cxlt_min(pp->wmark_high - free, bd),
-			     pol->n_fast_elig);
+		room = (s64)pp->wmark_high - free;
+		k = room < bd ? (u32)room : bd;
+		k = cxlt_min(k, pol->n_fast_elig);
 		c->demote += k;
 		bd -= k;
 		free += k;
@@ -767,13 +839,15 @@ int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
 		return -EINVAL;
 	plan->nr_promote = 0;
 	plan->nr_demote = 0;
-	bp = cxlt_min(pol->params.budget - pol->used_promote,
-		      plan->promote_max);
-	bd = cxlt_min(pol->params.budget - pol->used_demote, plan->demote_max);
-	if (pol->used_promote > pol->params.budget)
-		bp = 0;
-	if (pol->used_demote > pol->params.budget)
-		bd = 0;
+	/* used_* never exceed the budget, but the budget may have shrunk. */
+	bp = 0;
+	bd = 0;
+	if (pol->used_promote < pol->params.budget)
+		bp = cxlt_min(pol->params.budget - pol->used_promote,
+			      plan->promote_max);
+	if (pol->used_demote < pol->params.budget)
+		bd = cxlt_min(pol->params.budget - pol->used_demote,
+			      plan->demote_max);
 	if (!bp && !bd)
 		return 0;
 

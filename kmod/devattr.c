@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * DOC: reading CXL devices through their sysfs ABI
+ * DOC: using devices through their sysfs ABI
  *
  * The CXL core keeps its objects (struct cxl_memdev, cxl_region, cxl_port, ...) in
  * headers private to drivers/cxl, and their layout changes between kernel releases.
@@ -10,6 +10,11 @@
  * sees, takes the locks the CXL core takes for them, and depends on no struct layout.
  * The only non-attribute fact used is the sysfs "uport" link of a port, which names the
  * memdev behind an endpoint port.
+ *
+ * Memory blocks are the same story in 6.12: device_online() and lock_device_hotplug()
+ * are not exported, so the only way for a module to online hot-added memory into
+ * ZONE_MOVABLE is the memory block's "state" attribute, whose store() takes the
+ * hotplug lock and sets the online type exactly as a write from userspace does.
  */
 #include <linux/gfp.h>
 #include <linux/kernfs.h>
@@ -58,7 +63,7 @@ static struct device_attribute *cxlt_find_attr(const struct attribute_group *con
 }
 
 /**
- * cxlt_cxl_attr_read() - read one sysfs attribute of a CXL device
+ * cxlt_dev_attr_read() - read one sysfs attribute of a CXL device
  * @dev: the device (the caller holds a reference)
  * @group: attribute group name (e.g. "ram" for ram/size), NULL for top-level attributes
  * @name: attribute name
@@ -69,7 +74,7 @@ static struct device_attribute *cxlt_find_attr(const struct attribute_group *con
  * Return: 0, -ENOENT when the device has no such (visible) attribute, -EOVERFLOW when
  * the value does not fit in @out, or the error of the show() method.
  */
-int cxlt_cxl_attr_read(struct device *dev, const char *group, const char *name,
+int cxlt_dev_attr_read(struct device *dev, const char *group, const char *name,
 		       char *out, size_t outlen)
 {
 	struct device_attribute *dattr = NULL;
@@ -100,7 +105,34 @@ out:
 }
 
 /**
- * cxlt_cxl_attr_u64() - read a numeric sysfs attribute of a CXL device
+ * cxlt_dev_attr_store() - write one sysfs attribute of a device
+ * @dev: the device (the caller holds a reference)
+ * @group: attribute group name or NULL
+ * @name: attribute name
+ * @val: the string to write, as userspace would
+ *
+ * Context: process context; may sleep.
+ * Return: 0, -ENOENT when there is no such writable attribute, or the error of the
+ * store() method.
+ */
+int cxlt_dev_attr_store(struct device *dev, const char *group, const char *name,
+			const char *val)
+{
+	struct device_attribute *dattr = NULL;
+	ssize_t rc;
+
+	if (dev->type)
+		dattr = cxlt_find_attr(dev->type->groups, dev, group, name);
+	if (!dattr)
+		dattr = cxlt_find_attr(dev->groups, dev, group, name);
+	if (!dattr || !dattr->store)
+		return -ENOENT;
+	rc = dattr->store(dev, dattr, val, strlen(val));
+	return rc < 0 ? rc : 0;
+}
+
+/**
+ * cxlt_dev_attr_u64() - read a numeric sysfs attribute of a CXL device
  * @dev: the device
  * @group: attribute group name or NULL
  * @name: attribute name
@@ -108,26 +140,26 @@ out:
  *
  * Return: 0 or a negative errno (-EINVAL when the value is not a number).
  */
-int cxlt_cxl_attr_u64(struct device *dev, const char *group, const char *name, u64 *val)
+int cxlt_dev_attr_u64(struct device *dev, const char *group, const char *name, u64 *val)
 {
 	char buf[32];
 	int rc;
 
-	rc = cxlt_cxl_attr_read(dev, group, name, buf, sizeof(buf));
+	rc = cxlt_dev_attr_read(dev, group, name, buf, sizeof(buf));
 	if (rc)
 		return rc;
 	return kstrtou64(buf, 0, val);
 }
 
 /**
- * cxlt_cxl_link_target() - follow a sysfs link of a device to the device it names
+ * cxlt_dev_link_target() - follow a sysfs link of a device to the device it names
  * @dev: the device owning the link
  * @link: link name, e.g. "uport"
  *
  * Return: the target device with a reference the caller drops with put_device(), or
  * NULL when there is no such link or its target is going away.
  */
-struct device *cxlt_cxl_link_target(struct device *dev, const char *link)
+struct device *cxlt_dev_link_target(struct device *dev, const char *link)
 {
 	struct kernfs_node *kn;
 	struct kobject *kobj;

@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: tiers: CXL RAM regions as NUMA nodes in a lower memory tier
+ *
+ * Registering a committed CXL RAM region follows kmem's probe (drivers/dax/kmem.c):
+ * compute the abstract distance, get or create the memory type, register a memory
+ * group, claim the range, add it as driver-managed System RAM, set the node's memory
+ * type, then online every memory block movable (memblock.c).  Removal is
+ * offline_and_remove_memory(), which migrates what it can and, when some page cannot
+ * move, puts every block back online and fails: nothing is lost either way.
+ *
+ * The abstract distance comes, in order of preference, from the operator (adistance=
+ * on registration), from the region's own performance (its access coordinates, which
+ * the CXL core computes from CDAT and HMAT), from the platform's adistance algorithms
+ * (mt_calc_adistance()), and otherwise defaults to kmem's default for memory with no
+ * performance data: five times DRAM's, which lands in memory_tier22.
+ *
+ * Each registered tier holds a reference on the module, so cxltier cannot be unloaded
+ * while any of its memory is online; remove the tiers first.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ioport.h>
+#include <linux/memory.h>
+#include <linux/memory-tiers.h>
+#include <linux/memory_hotplug.h>
+#include <linux/module.h>
+#include <linux/node.h>
+#include <linux/numa.h>
+#include <linux/slab.h>
+
+#include "cxltier.h"
+
+/* kmem's default for memory without performance data (drivers/dax/kmem.c). */
+#define CXLT_DEFAULT_ADISTANCE	(MEMTIER_ADISTANCE_DRAM * 5)
+/* Operator overrides beyond this are typos: 64 times DRAM's distance. */
+#define CXLT_MAX_ADISTANCE	(MEMTIER_ADISTANCE_DRAM * 64)
+
+static const char *const cxlt_adist_source_names[] = {
+	[CXLT_ADIST_OVERRIDE] = "override",
+	[CXLT_ADIST_CDAT] = "cdat",
+	[CXLT_ADIST_PLATFORM] = "platform",
+	[CXLT_ADIST_DEFAULT] = "default",
+};
+
+static struct {
+	/*
+	 * Protects @list and @memory_types, and serializes registration and removal
+	 * (both sleep for long: onlining, migration).  Taken after cxlt_disc.lock.
+	 */
+	struct mutex lock;
+	struct list_head list;
+	struct list_head memory_types;	/* mt_find_alloc_memory_type() cache */
+} cxlt_tiers = {
+	.lock = __MUTEX_INITIALIZER(cxlt_tiers.lock),
+	.list = LIST_HEAD_INIT(cxlt_tiers.list),
+	.memory_types = LIST_HEAD_INIT(cxlt_tiers.memory_types),
+};
+
+static bool auto_register;
+module_param(auto_register, bool, 0444);
+MODULE_PARM_DESC(auto_register,
+		 "Register every committed CXL RAM region as a tier at load and when one appears (default off)");
+
+/* Resource name of our System RAM; the memory hotplug core insists on this form. */
+static const char cxlt_res_name[] = "System RAM (cxltier)";
+
+const char *cxlt_adist_source_name(enum cxlt_adist_source src)
+{
+	return cxlt_adist_source_names[src];
+}
+
+static struct cxlt_tier *cxlt_find_tier(struct device *region)
+{
+	struct cxlt_tier *tier;
+
+	lockdep_assert_held(&cxlt_tiers.lock);
+	list_for_each_entry(tier, &cxlt_tiers.list, node)
+		if (tier->region == region)
+			return tier;
+	return NULL;
+}
+
+/**
+ * cxlt_tier_registered() - is a CXL region registered as a tier?
+ * @region: the cxl_region device
+ *
+ * Context: process context; takes cxlt_tiers.lock.
+ * Return: true when registered.
+ */
+bool cxlt_tier_registered(struct device *region)
+{
+	bool ret;
+
+	mutex_lock(&cxlt_tiers.lock);
+	ret = cxlt_find_tier(region);
+	mutex_unlock(&cxlt_tiers.lock);
+	return ret;
+}
+
+void cxlt_tier_release(struct kobject *kobj)
+{
+	struct cxlt_tier *tier = container_of(kobj, struct cxlt_tier, kobj);
+
+	put_device(tier->region);
+	kfree(tier);
+}
+
+/* The region's CPU access coordinates (access1), as the CXL core computed them. */
+static int cxlt_region_perf(struct device *region, struct access_coordinate *perf)
+{
+	static const char *const group = "access1";
+	u64 rl, wl, rb, wb;
+
+	if (cxlt_dev_attr_u64(region, group, "read_latency", &rl) ||
+	    cxlt_dev_attr_u64(region, group, "write_latency", &wl) ||
+	    cxlt_dev_attr_u64(region, group, "read_bandwidth", &rb) ||
+	    cxlt_dev_attr_u64(region, group, "write_bandwidth", &wb))
+		return -ENOENT;
+	perf->read_latency = rl;
+	perf->write_latency = wl;
+	perf->read_bandwidth = rb;
+	perf->write_bandwidth = wb;
+	return 0;
+}
+
+static void cxlt_tier_adistance(struct cxlt_tier *tier, int override)
+{
+	struct access_coordinate perf;
+	int adist;
+
+	if (override > 0) {
+		tier->adist = override;
+		tier->adist_src = CXLT_ADIST_OVERRIDE;
+		return;
+	}
+	if (!cxlt_region_perf(tier->region, &perf) && !mt_perf_to_adistance(&perf, &adist)) {
+		tier->adist = adist;
+		tier->adist_src = CXLT_ADIST_CDAT;
+		return;
+	}
+	adist = CXLT_DEFAULT_ADISTANCE;
+	if (mt_calc_adistance(tier->nid, &adist) & NOTIFY_STOP_MASK) {
+		tier->adist = adist;
+		tier->adist_src = CXLT_ADIST_PLATFORM;
+		return;
+	}
+	tier->adist = CXLT_DEFAULT_ADISTANCE;
+	tier->adist_src = CXLT_ADIST_DEFAULT;
+}
+
+/* Why a region cannot be a tier, with the command that fixes it where there is one. */
+static int cxlt_tier_check(const char *name, const struct cxlt_cxl_region_info *info)
+{
+	unsigned long bsz = memory_block_size_bytes();
+
+	if (strcmp(info->mode, "ram")) {
+		pr_warn("tier add %s: it is a %s region; only ram regions can be tiers\n",
+			name, info->mode);
+		return -EINVAL;
+	}
+	switch (info->state) {
+	case CXLT_CXLR_UNCOMMITTED:
+		pr_warn("tier add %s: the region is not committed (echo 1 > /sys/bus/cxl/devices/%s/commit)\n",
+			name, name);
+		return -ENXIO;
+	case CXLT_CXLR_DAX:
+		pr_warn("tier add %s: held by device_dax; free it with: echo dax_%s > /sys/bus/cxl/drivers/cxl_dax_region/unbind\n",
+			name, name);
+		return -EBUSY;
+	case CXLT_CXLR_SYSTEM_RAM:
+		pr_warn("tier add %s: onlined by kmem; free it with: daxctl offline-memory all && echo dax_%s > /sys/bus/cxl/drivers/cxl_dax_region/unbind\n",
+			name, name);
+		return -EBUSY;
+	case CXLT_CXLR_COMMITTED:
+		break;
+	}
+	if (!info->size || !IS_ALIGNED(info->start, bsz) || !IS_ALIGNED(info->size, bsz)) {
+		pr_warn("tier add %s: range %#llx+%#llx is not aligned to memory blocks (%#lx)\n",
+			name, info->start, info->size, bsz);
+		return -EINVAL;
+	}
+	if (info->nid == NUMA_NO_NODE) {
+		pr_warn("tier add %s: the platform assigns no NUMA node to %#llx\n",
+			name, info->start);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/*
+ * Undo a registration from the memory add on.  Returns the error of the memory
+ * removal: when that fails the range stays added, like kmem's failed hot-remove, and
+ * the caller keeps the tier so that removal can be retried.
+ */
+static int cxlt_tier_unplug(struct cxlt_tier *tier)
+{
+	int rc;
+
+	rc = offline_and_remove_memory(tier->start, tier->size);
+	if (rc)
+		return rc;
+	remove_resource(tier->res);
+	kfree(tier->res);
+	tier->res = NULL;
+	memory_group_unregister(tier->mgid);
+	/* Our type goes; a type kmem set on the node before us would have stayed. */
+	clear_node_memory_type(tier->nid, tier->mtype);
+	return 0;
+}
+
+/**
+ * cxlt_tier_add() - register a committed CXL RAM region as a tier
+ * @name: the CXL region's name, e.g. "region0"
+ * @adist: abstract distance to use, or 0 to derive it (see DOC above)
+ *
+ * Context: process context; takes cxlt_tiers.lock; sleeps for as long as onlining the
+ * region's memory takes.
+ * Return: 0; -ENOENT unknown region; -EEXIST already a tier; -EINVAL not a ram region,
+ * misaligned, or @adist out of range; -ENXIO not committed; -EBUSY held by a dax
+ * driver or its range is claimed; -ENODEV no NUMA node; or the memory hotplug error.
+ * Every failure leaves the region as it was and logs one line saying why.
+ */
+int cxlt_tier_add(const char *name, int adist)
+{
+	struct cxlt_cxl_region_info *info = NULL;
+	struct memory_dev_type *mtype;
+	struct cxlt_tier *tier = NULL;
+	struct device *region;
+	int rc;
+
+	if (adist < 0 || adist > CXLT_MAX_ADISTANCE) {
+		pr_warn("tier add %s: adistance %d is out of range (1-%ld)\n", name, adist,
+			CXLT_MAX_ADISTANCE);
+		return -EINVAL;
+	}
+	region = bus_find_device_by_name(&cxl_bus_type, NULL, name);
+	if (!region || !cxlt_dev_is_type(region, "cxl_region")) {
+		pr_warn("tier add %s: no such CXL region\n", name);
+		rc = -ENOENT;
+		goto out_put_region;
+	}
+	info = kmalloc(sizeof(*info), GFP_KERNEL);
+	tier = cxlt_tier_alloc();
+	if (!info || !tier) {
+		rc = -ENOMEM;
+		goto out_put_tier;
+	}
+
+	mutex_lock(&cxlt_tiers.lock);
+	if (cxlt_find_tier(region)) {
+		pr_warn("tier add %s: already a tier\n", name);
+		rc = -EEXIST;
+		goto out_unlock;
+	}
+	rc = cxlt_cxl_region_info(region, info);
+	if (rc)
+		goto out_unlock;
+	rc = cxlt_tier_check(name, info);
+	if (rc)
+		goto out_unlock;
+	if (!try_module_get(THIS_MODULE)) {
+		rc = -ENODEV;
+		goto out_unlock;
+	}
+
+	tier->region = get_device(region);
+	tier->start = info->start;
+	tier->size = info->size;
+	tier->nid = info->nid;
+	cxlt_tier_adistance(tier, adist);
+
+	mtype = mt_find_alloc_memory_type(tier->adist, &cxlt_tiers.memory_types);
+	if (IS_ERR(mtype)) {
+		rc = PTR_ERR(mtype);
+		goto err_module_put;
+	}
+	/* The first type set on a node wins; kmem may have set one on this node before. */
+	init_node_memory_type(tier->nid, mtype);
+	tier->mtype = mtype;
+
+	rc = memory_group_register_static(tier->nid, PFN_UP(tier->size));
+	if (rc < 0)
+		goto err_clear_type;
+	tier->mgid = rc;
+
+	snprintf(tier->res_name, sizeof(tier->res_name), "cxltier:%s", name);
+	tier->res = request_mem_region(tier->start, tier->size, tier->res_name);
+	if (!tier->res) {
+		pr_warn("tier add %s: %#llx+%#llx is claimed by another driver (see /proc/iomem)\n",
+			name, tier->start, tier->size);
+		rc = -EBUSY;
+		goto err_unregister_group;
+	}
+	/* As kmem does: System RAM, not busy, so that add_memory() can nest under it. */
+	tier->res->flags = IORESOURCE_SYSTEM_RAM;
+
+	/*
+	 * No MHP_MEMMAP_ON_MEMORY: the memmap of a slow tier's pages stays in DRAM
+	 * (1.6% of the tier), where the mm touches it at DRAM speed.
+	 */
+	rc = add_memory_driver_managed(tier->mgid, tier->start, tier->size, cxlt_res_name,
+				       MHP_NID_IS_MGID);
+	if (rc) {
+		pr_warn("tier add %s: adding the memory failed: %d\n", name, rc);
+		goto err_release_res;
+	}
+
+	rc = cxlt_memblocks_online_movable(tier->start, tier->size);
+	if (rc) {
+		pr_warn("tier add %s: onlining the memory movable failed: %d\n", name, rc);
+		if (cxlt_tier_unplug(tier)) {
+			/* Keep it listed so that "tier remove" can retry the removal. */
+			pr_err("tier add %s: cannot undo the add; remove the tier to retry\n",
+			       name);
+			goto publish;
+		}
+		goto err_module_put;
+	}
+
+publish:
+	if (cxlt_sysfs_add_tier(tier, name))
+		pr_warn("tier %s: no sysfs directory\n", name);
+	list_add_tail(&tier->node, &cxlt_tiers.list);
+	mutex_unlock(&cxlt_tiers.lock);
+	if (!rc)
+		pr_info("tier %s: node %d, %llu MiB at %#llx, adistance %d (%s), memory_tier%d\n",
+			name, tier->nid, tier->size >> 20, tier->start, tier->adist,
+			cxlt_adist_source_name(tier->adist_src),
+			tier->adist >> MEMTIER_CHUNK_BITS);
+	kfree(info);
+	put_device(region);
+	return rc;
+
+err_release_res:
+	remove_resource(tier->res);
+	kfree(tier->res);
+err_unregister_group:
+	memory_group_unregister(tier->mgid);
+err_clear_type:
+	clear_node_memory_type(tier->nid, mtype);
+err_module_put:
+	module_put(THIS_MODULE);
+out_unlock:
+	mutex_unlock(&cxlt_tiers.lock);
+out_put_tier:
+	if (tier)
+		kobject_put(&tier->kobj);
+	kfree(info);
+out_put_region:
+	put_device(region);
+	return rc;
+}
+
+/**
+ * cxlt_tier_remove() - take a tier's memory offline and give the region back
+ * @name: the CXL region's name
+ *
+ * The kernel migrates the tier's pages to other nodes first.  When a page cannot be
+ * moved, every block goes back online and the tier stays as it was.
+ *
+ * Context: process context; takes cxlt_tiers.lock; sleeps while pages migrate.  A
+ * signal interrupts the migration (-EINTR, nothing removed).
+ * Return: 0; -ENOENT when @name is not a tier; -EBUSY when pages could not be moved;
+ * -EINTR when interrupted.
+ */
+int cxlt_tier_remove(const char *name)
+{
+	struct cxlt_tier *tier;
+	int rc = -ENOENT;
+
+	mutex_lock(&cxlt_tiers.lock);
+	list_for_each_entry(tier, &cxlt_tiers.list, node)
+		if (!strcmp(dev_name(tier->region), name))
+			break;
+	if (list_entry_is_head(tier, &cxlt_tiers.list, node)) {
+		pr_warn("tier remove %s: not a tier\n", name);
+		goto out_unlock;
+	}
+	rc = cxlt_tier_unplug(tier);
+	if (rc) {
+		pr_warn("tier remove %s: %s; the tier stays online, nothing was lost\n", name,
+			rc == -EINTR ? "interrupted" : "some pages cannot be moved off it");
+		if (rc != -EINTR)
+			rc = -EBUSY;
+		goto out_unlock;
+	}
+	list_del(&tier->node);
+	mutex_unlock(&cxlt_tiers.lock);
+
+	pr_info("tier %s: removed, node %d is empty\n", name, tier->nid);
+	cxlt_sysfs_del_tier(tier);
+	kobject_put(&tier->kobj);
+	module_put(THIS_MODULE);
+	return 0;
+
+out_unlock:
+	mutex_unlock(&cxlt_tiers.lock);
+	return rc;
+}
+
+/**
+ * cxlt_tiers_auto_register() - register every committed RAM region that is not a tier
+ *
+ * Does nothing unless the auto_register module parameter is set.  Failures are logged
+ * and skipped.
+ *
+ * Context: process context; no cxltier locks held.
+ */
+void cxlt_tiers_auto_register(void)
+{
+	struct cxlt_cxl_region_info *info;
+	struct device *dev, *prev = NULL;
+
+	if (!auto_register)
+		return;
+	info = kmalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return;
+	while ((dev = bus_find_next_device(&cxl_bus_type, prev))) {
+		put_device(prev);
+		prev = dev;
+		if (!cxlt_dev_is_type(dev, "cxl_region") || cxlt_tier_registered(dev))
+			continue;
+		if (cxlt_cxl_region_info(dev, info) || strcmp(info->mode, "ram") ||
+		    info->state != CXLT_CXLR_COMMITTED)
+			continue;
+		cxlt_tier_add(dev_name(dev), 0);
+	}
+	put_device(prev);
+	kfree(info);
+}
+
+/* Module exit: tiers pin the module, so only the memory type cache is left. */
+void cxlt_tiers_exit(void)
+{
+	mutex_lock(&cxlt_tiers.lock);
+	WARN_ON(!list_empty(&cxlt_tiers.list));
+	mt_put_memory_types(&cxlt_tiers.memory_types);
+	mutex_unlock(&cxlt_tiers.lock);
+}
