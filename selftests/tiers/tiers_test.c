@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tiers: a CXL RAM region registered with cxltier becomes a NUMA node in a memory tier
+ * below DRAM that every NUMA interface of the kernel can use, and goes away again
+ * without losing data.
+ *
+ * Theory of operation: the fixture registers the first committed RAM region through
+ * /sys/kernel/cxltier/tier_add and removes it in teardown, so every test starts and
+ * ends with the region unregistered.  Placement is checked with move_pages(2) in query
+ * mode, which reports the node of each page.  Bad input is checked by errno of the
+ * sysfs write; the reason is in the kernel log.
+ */
+#include <dirent.h>
+#include <glob.h>
+#include <numa.h>
+#include <numaif.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "cxlt_test.h"
+
+#define MB		(1UL << 20)
+#define PAGE		4096UL
+
+static int tier_cmd(const char *file, const char *arg)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), CXLT_SYSFS "/%s", file);
+	return cxlt_write(path, arg);
+}
+
+/* The first CXL region in @state ("committed", "tier", ...), or -1. */
+static int find_region(const char *state, char *name, size_t len)
+{
+	glob_t g;
+	size_t i;
+	int rc = -1;
+
+	if (glob(CXLT_SYSFS "/cxl_regions/*", 0, NULL, &g))
+		return -1;
+	for (i = 0; i < g.gl_pathc && rc; i++) {
+		char path[PATH_MAX], st[32], mode[16];
+
+		snprintf(path, sizeof(path), "%s/state", g.gl_pathv[i]);
+		if (cxlt_read(path, st, sizeof(st)) || strcmp(st, state))
+			continue;
+		snprintf(path, sizeof(path), "%s/mode", g.gl_pathv[i]);
+		if (cxlt_read(path, mode, sizeof(mode)) || strcmp(mode, "ram"))
+			continue;
+		snprintf(name, len, "%s", strrchr(g.gl_pathv[i], '/') + 1);
+		rc = 0;
+	}
+	globfree(&g);
+	return rc;
+}
+
+static int tier_node(const char *region)
+{
+	return (int)cxlt_read_u64(CXLT_SYSFS "/tiers/%s/%s", region, "node");
+}
+
+/*
+ * Is @nid in a node list such as "0-1,5"?  (libnuma's parser only knows the nodes that
+ * existed when the process started; tiers come later.)
+ */
+static bool in_nodelist(const char *list, int nid)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p)
+			return false;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		if (nid >= a && nid <= b)
+			return true;
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return false;
+	}
+	return false;
+}
+
+/* The memory tier id (memory_tierN) whose nodelist contains @nid, or -1. */
+static int memtier_of(int nid)
+{
+	glob_t g;
+	size_t i;
+	int tier = -1;
+
+	if (glob("/sys/devices/virtual/memory_tiering/memory_tier*", 0, NULL, &g))
+		return -1;
+	for (i = 0; i < g.gl_pathc; i++) {
+		char path[PATH_MAX], list[256];
+
+		snprintf(path, sizeof(path), "%s/nodelist", g.gl_pathv[i]);
+		if (cxlt_read(path, list, sizeof(list)))
+			continue;
+		if (in_nodelist(list, nid))
+			tier = atoi(strrchr(g.gl_pathv[i], '/') + strlen("/memory_tier"));
+	}
+	globfree(&g);
+	return tier;
+}
+
+/* Count the pages of [p, p + len) on @nid; all pages must be resident. */
+static long pages_on(void *p, size_t len, int nid)
+{
+	unsigned long n = len / PAGE, i;
+	void **pages = calloc(n, sizeof(void *));
+	int *status = calloc(n, sizeof(int));
+	long count = 0;
+
+	for (i = 0; i < n; i++)
+		pages[i] = (char *)p + i * PAGE;
+	if (move_pages(0, n, pages, NULL, status, 0))
+		count = -errno;
+	for (i = 0; count >= 0 && i < n; i++)
+		if (status[i] == nid)
+			count++;
+	free(pages);
+	free(status);
+	return count;
+}
+
+static void fill(void *p, size_t len, unsigned int seed)
+{
+	unsigned long *w = p;
+	size_t i;
+
+	for (i = 0; i < len / sizeof(*w); i++)
+		w[i] = (i * 2654435761UL) ^ seed;
+}
+
+static size_t mismatches(void *p, size_t len, unsigned int seed)
+{
+	unsigned long *w = p;
+	size_t i, bad = 0;
+
+	for (i = 0; i < len / sizeof(*w); i++)
+		bad += w[i] != ((i * 2654435761UL) ^ seed);
+	return bad;
+}
+
+static void *map_anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static uint64_t vmstat(const char *key)
+{
+	char line[256];
+	uint64_t v = 0, sum = 0;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char k[128];
+
+		if (sscanf(line, "%127s %lu", k, &v) == 2 && !strncmp(k, key, strlen(key)))
+			sum += v;
+	}
+	fclose(f);
+	return sum;
+}
+
+FIXTURE(tier) {
+	char region[64];
+	int nid;
+};
+
+FIXTURE_SETUP(tier)
+{
+	if (!cxlt_module_loaded())
+		SKIP(return, "cxltier.ko is not loaded");
+	if (find_region("committed", self->region, sizeof(self->region)))
+		SKIP(return, "no committed CXL RAM region");
+	ASSERT_EQ(0, tier_cmd("tier_add", self->region));
+	self->nid = tier_node(self->region);
+	ASSERT_GT(self->nid, 0);
+}
+
+FIXTURE_TEARDOWN(tier)
+{
+	if (self->region[0] && tier_node(self->region) >= 0)
+		EXPECT_EQ(0, tier_cmd("tier_remove", self->region));
+}
+
+/* The region becomes a memory-only node whose memory tier is below DRAM's. */
+TEST_F(tier, node_in_lower_tier)
+{
+	char path[PATH_MAX], state[16];
+	long long size = numa_node_size64(self->nid, NULL);
+
+	EXPECT_EQ(cxlt_read_u64(CXLT_SYSFS "/tiers/%s/%s", self->region, "size"), size);
+	ASSERT_GE(memtier_of(0), 0);
+	EXPECT_GT(memtier_of(self->nid), memtier_of(0));
+	snprintf(path, sizeof(path), CXLT_SYSFS "/cxl_regions/%s/state", self->region);
+	ASSERT_EQ(0, cxlt_read(path, state, sizeof(state)));
+	EXPECT_STREQ("tier", state);
+	EXPECT_EQ(0, system("grep -q 'System RAM (cxltier)' /proc/iomem"));
+	EXPECT_EQ(0, system("numactl -H | grep -q \"^node $(cat " CXLT_SYSFS
+			    "/tiers/*/node | head -n1) size: [1-9]\""));
+}
+
+/* MPOL_BIND to the tier's node puts every page there. */
+TEST_F(tier, membind_places_pages)
+{
+	size_t len = 16 * MB;
+	unsigned long mask = 1UL << self->nid;
+	char *p = map_anon(len);
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, mbind(p, len, MPOL_BIND, &mask, 64, 0));
+	fill(p, len, 1);
+	EXPECT_EQ(len / PAGE, pages_on(p, len, self->nid));
+	EXPECT_EQ(0, mismatches(p, len, 1));
+	munmap(p, len);
+}
+
+/* numactl --membind runs a whole job on the node (numa_maps shows N<nid>= pages). */
+TEST_F(tier, numactl_membind_job)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "numactl --membind=%d sh -c 'dd if=/dev/zero bs=1M count=8 2>/dev/null | "
+		 "cat >/dev/null; grep -q \" N%d=\" /proc/$$/numa_maps'", self->nid, self->nid);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/* MPOL_INTERLEAVE over DRAM and the tier alternates pages between them. */
+TEST_F(tier, interleave_alternates)
+{
+	size_t len = 16 * MB;
+	unsigned long mask = 1UL | (1UL << self->nid);
+	char *p = map_anon(len);
+	long on0, onN;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, mbind(p, len, MPOL_INTERLEAVE, &mask, 64, 0));
+	fill(p, len, 2);
+	on0 = pages_on(p, len, 0);
+	onN = pages_on(p, len, self->nid);
+	EXPECT_EQ(len / PAGE, on0 + onN);
+	EXPECT_GE(onN, (long)(len / PAGE) * 45 / 100);
+	EXPECT_GE(on0, (long)(len / PAGE) * 45 / 100);
+	munmap(p, len);
+}
+
+/* MPOL_PREFERRED for the tier puts pages there while it has room. */
+TEST_F(tier, preferred_uses_node)
+{
+	size_t len = 16 * MB;
+	unsigned long mask = 1UL << self->nid;
+	char *p = map_anon(len);
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, mbind(p, len, MPOL_PREFERRED, &mask, 64, 0));
+	fill(p, len, 3);
+	EXPECT_EQ(len / PAGE, pages_on(p, len, self->nid));
+	munmap(p, len);
+}
+
+/* mbind(MPOL_MF_MOVE) moves a populated DRAM range to the tier, data intact. */
+TEST_F(tier, mbind_moves_range)
+{
+	size_t len = 16 * MB;
+	unsigned long dram = 1UL, mask = 1UL << self->nid;
+	char *p = map_anon(len);
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, mbind(p, len, MPOL_BIND, &dram, 64, 0));
+	fill(p, len, 4);
+	ASSERT_EQ(len / PAGE, pages_on(p, len, 0));
+	ASSERT_EQ(0, mbind(p, len, MPOL_BIND, &mask, 64, MPOL_MF_MOVE));
+	EXPECT_EQ(len / PAGE, pages_on(p, len, self->nid));
+	EXPECT_EQ(0, mismatches(p, len, 4));
+	munmap(p, len);
+}
+
+/* Removing a tier in use migrates its pages, mlock'd ones included: nothing is lost. */
+TEST_F(tier, remove_keeps_data)
+{
+	size_t len = 16 * MB;
+	unsigned long mask = 1UL << self->nid;
+	char *p = map_anon(len);
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, mbind(p, len, MPOL_PREFERRED, &mask, 64, 0));
+	fill(p, len, 5);
+	ASSERT_EQ(0, mlock(p, len / 2));
+	ASSERT_EQ(len / PAGE, pages_on(p, len, self->nid));
+
+	ASSERT_EQ(0, tier_cmd("tier_remove", self->region));
+	EXPECT_EQ(0, pages_on(p, len, self->nid));
+	EXPECT_EQ(0, mismatches(p, len, 5));
+	EXPECT_EQ(0, numa_node_size64(self->nid, NULL) > 0);
+	munlock(p, len / 2);
+	munmap(p, len);
+}
+
+/* Twenty add/remove cycles under a running workload: the node's memory comes back
+ * whole each time and DRAM does not shrink. */
+TEST_F_TIMEOUT(tier, add_remove_loop_under_load, 900)
+{
+	long long total = numa_node_size64(self->nid, NULL), dram = numa_node_size64(0, NULL);
+	pid_t child;
+	int i, status;
+
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (!child) {
+		unsigned long mask = 1UL << self->nid;
+		size_t len = 8 * MB;
+
+		/* Keep allocating, touching and freeing memory that prefers the tier. */
+		set_mempolicy(MPOL_PREFERRED, &mask, 64);
+		for (;;) {
+			char *p = map_anon(len);
+
+			if (p) {
+				/*
+				 * Linux 6.12 tries THP faults on a preferred node even when it
+				 * is offline and logs a stack trace for it (mm/mempolicy.c);
+				 * small pages fall back quietly.
+				 */
+				madvise(p, len, MADV_NOHUGEPAGE);
+				fill(p, len, 6);
+				if (mismatches(p, len, 6))
+					_exit(1);
+				munmap(p, len);
+			}
+		}
+	}
+	for (i = 0; i < 20; i++) {
+		ASSERT_EQ(0, tier_cmd("tier_remove", self->region)) TH_LOG("cycle %d", i);
+		ASSERT_EQ(0, tier_cmd("tier_add", self->region)) TH_LOG("cycle %d", i);
+		EXPECT_EQ(total, numa_node_size64(tier_node(self->region), NULL));
+	}
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	EXPECT_TRUE(WIFSIGNALED(status)) TH_LOG("workload saw corrupted memory");
+	EXPECT_EQ(dram, numa_node_size64(0, NULL));
+}
+
+/* Every committed region becomes a node of its own: in pool, one per blade plus the
+ * interleaved set, each with the size and blades of its region. */
+TEST_F(tier, every_region_its_own_node)
+{
+	char names[16][64];
+	int n = 0, i, j, nodes[16];
+
+	names[n][0] = 0;
+	while (n < 16 && !find_region("committed", names[n], sizeof(names[n]))) {
+		ASSERT_EQ(0, tier_cmd("tier_add", names[n]));
+		n++;
+	}
+	TH_LOG("registered %d more region(s) besides %s", n, self->region);
+	for (i = 0; i < n; i++) {
+		char a[256], b[256];
+
+		nodes[i] = tier_node(names[i]);
+		EXPECT_GT(nodes[i], 0);
+		EXPECT_NE(self->nid, nodes[i]);
+		for (j = 0; j < i; j++)
+			EXPECT_NE(nodes[j], nodes[i]);
+		EXPECT_EQ(cxlt_read_u64(CXLT_SYSFS "/cxl_regions/%s/%s", names[i], "size"),
+			  numa_node_size64(nodes[i], NULL));
+		ASSERT_EQ(0, cxlt_readf(a, sizeof(a), CXLT_SYSFS "/cxl_regions/%s/%s",
+					names[i], "blades"));
+		ASSERT_EQ(0, cxlt_readf(b, sizeof(b), CXLT_SYSFS "/tiers/%s/%s", names[i],
+					"blades"));
+		EXPECT_STREQ(a, b);
+		EXPECT_GT(memtier_of(nodes[i]), memtier_of(0));
+	}
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(0, tier_cmd("tier_remove", names[i]));
+}
+
+/* An operator's adistance puts the node in the tier that distance names. */
+TEST_F(tier, adistance_override)
+{
+	char arg[96];
+
+	ASSERT_EQ(0, tier_cmd("tier_remove", self->region));
+	snprintf(arg, sizeof(arg), "%s adistance=1000", self->region);
+	ASSERT_EQ(0, tier_cmd("tier_add", arg));
+	EXPECT_EQ(1000, cxlt_read_u64(CXLT_SYSFS "/tiers/%s/%s", self->region, "adistance"));
+	EXPECT_EQ(1000 >> 7, memtier_of(tier_node(self->region)));
+}
+
+/* Bad input gets a clear errno and changes nothing. */
+TEST_F(tier, bad_input)
+{
+	char arg[128];
+
+	EXPECT_EQ(-EEXIST, tier_cmd("tier_add", self->region));
+	EXPECT_EQ(-ENOENT, tier_cmd("tier_add", "region999"));
+	EXPECT_EQ(-ENOENT, tier_cmd("tier_add", "mem0"));
+	EXPECT_EQ(-ENOENT, tier_cmd("tier_remove", "region999"));
+	EXPECT_EQ(-EINVAL, tier_cmd("tier_add", "\n"));
+	EXPECT_EQ(-EINVAL, tier_cmd("tier_add", "region0123456789012345678901234567890123456789"));
+	snprintf(arg, sizeof(arg), "%s colour=blue", self->region);
+	EXPECT_EQ(-EINVAL, tier_cmd("tier_add", arg));
+	snprintf(arg, sizeof(arg), "%s adistance=0", self->region);
+	EXPECT_EQ(-EINVAL, tier_cmd("tier_add", arg));
+	snprintf(arg, sizeof(arg), "%s adistance=99999999", self->region);
+	EXPECT_EQ(-EINVAL, tier_cmd("tier_add", arg));
+	snprintf(arg, sizeof(arg), "%s adistance=1000", self->region);
+	EXPECT_EQ(-EINVAL, tier_cmd("tier_remove", arg));
+	/* Still registered, still usable. */
+	EXPECT_EQ(self->nid, tier_node(self->region));
+}
+
+/* A region that is not committed is refused with ENXIO. */
+TEST_F(tier, uncommitted_refused)
+{
+	char root[PATH_MAX], r[64], path[PATH_MAX];
+
+	snprintf(root, sizeof(root), CXL_SYSFS "/decoder0.0/create_ram_region");
+	ASSERT_EQ(0, cxlt_read(root, r, sizeof(r)));
+	ASSERT_EQ(0, cxlt_write(root, r));
+	ASSERT_EQ(0, cxlt_write(CXLT_SYSFS "/rescan", "1"));
+	EXPECT_EQ(-ENXIO, tier_cmd("tier_add", r));
+	snprintf(path, sizeof(path), CXL_SYSFS "/decoder0.0/delete_region");
+	EXPECT_EQ(0, cxlt_write(path, r));
+}
+
+/* With demotion on, DRAM pressure demotes pages to the tier instead of OOM; with
+ * numa_balancing=2 hot pages come back.  Prints the vmstat counters it saw. */
+TEST_F_TIMEOUT(tier, demotion_and_promotion, 600)
+{
+	uint64_t dem0 = vmstat("pgdemote_"), pro0 = vmstat("pgpromote_success");
+	long long dram_free;
+	size_t len, hot = 8 * MB, i;
+	char *p;
+	int round;
+
+	ASSERT_EQ(0, cxlt_write("/sys/kernel/mm/numa/demotion_enabled", "1"));
+	ASSERT_EQ(0, cxlt_write("/proc/sys/kernel/numa_balancing", "2"));
+	numa_node_size64(0, &dram_free);
+	/* More than DRAM has free, less than DRAM free + the tier. */
+	len = (size_t)dram_free + 96 * MB;
+	if (len > (size_t)numa_node_size64(self->nid, NULL) + (size_t)dram_free - 32 * MB)
+		SKIP(goto out, "tier too small for the pressure test");
+	p = map_anon(len);
+	ASSERT_NE(NULL, p);
+	for (i = 0; i < len; i += PAGE)
+		p[i] = 1;
+	TH_LOG("pgdemote_* +%lu after touching %zu MB with %lld MB DRAM free",
+	       vmstat("pgdemote_") - dem0, len / MB, dram_free / (long long)MB);
+	EXPECT_GT(vmstat("pgdemote_"), dem0);
+
+	/* Keep the first (demoted, coldest) pages hot for a while. */
+	for (round = 0; round < 40 && vmstat("pgpromote_success") == pro0; round++) {
+		for (i = 0; i < hot; i += PAGE)
+			p[i]++;
+		usleep(250 * 1000);
+	}
+	TH_LOG("pgpromote_success +%lu after %d rounds", vmstat("pgpromote_success") - pro0,
+	       round);
+	EXPECT_GT(vmstat("pgpromote_success"), pro0);
+	munmap(p, len);
+out:
+	cxlt_write("/proc/sys/kernel/numa_balancing", "0");
+	cxlt_write("/sys/kernel/mm/numa/demotion_enabled", "0");
+}
+
+TEST_HARNESS_MAIN
