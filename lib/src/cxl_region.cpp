@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cxl_region.hpp"
+
+#include <climits>
+
+#include "ctx.hpp"
+#include "export.hpp"
+
+namespace cxltier::internal {
+
+namespace {
+
+// As for blades, text this library does not know maps to UNKNOWN, not to an error.
+cxltier_cxl_region_mode parse_mode(const std::string &s)
+{
+	if (s == "ram")
+		return CXLTIER_CXL_REGION_MODE_RAM;
+	if (s == "pmem")
+		return CXLTIER_CXL_REGION_MODE_PMEM;
+	return CXLTIER_CXL_REGION_MODE_UNKNOWN;
+}
+
+cxltier_cxl_region_state parse_state(const std::string &s)
+{
+	if (s == "uncommitted")
+		return CXLTIER_CXL_REGION_STATE_UNCOMMITTED;
+	if (s == "committed")
+		return CXLTIER_CXL_REGION_STATE_COMMITTED;
+	if (s == "dax")
+		return CXLTIER_CXL_REGION_STATE_DAX;
+	if (s == "system-ram")
+		return CXLTIER_CXL_REGION_STATE_SYSTEM_RAM;
+	return CXLTIER_CXL_REGION_STATE_UNKNOWN;
+}
+
+} // namespace
+
+result<cxltier_cxl_region> load_cxl_region(cxltier_ctx *ctx, const fs::path &dir)
+{
+	attr_reader r(dir);
+	cxltier_cxl_region reg{
+		.ctx = ctx,
+		.name = dir.filename().string(),
+		.mode = parse_mode(r.text("mode")),
+		.start = r.u64_hex("start"),
+		.size = r.u64_dec("size"),
+		.interleave_ways = static_cast<unsigned int>(r.s64_dec("interleave_ways", 0, UINT_MAX)),
+		.interleave_granularity =
+			static_cast<unsigned int>(r.s64_dec("interleave_granularity", 0, UINT_MAX)),
+		.blades = name_list(r.words("blades")),
+		.numa_node = static_cast<int>(r.s64_dec("numa_node", -1, INT_MAX)),
+		.state = parse_state(r.text("state")),
+	};
+	if (r.failure())
+		return *r.failure();
+	return reg;
+}
+
+} // namespace cxltier::internal
+
+CXLTIER_EXPORT cxltier_cxl_region *cxltier_cxl_region_get_first(cxltier_ctx *ctx)
+{
+	if (!ctx || ctx->snap->cxl_regions.empty())
+		return nullptr;
+	return ctx->snap->cxl_regions.data();
+}
+
+CXLTIER_EXPORT cxltier_cxl_region *cxltier_cxl_region_get_next(cxltier_cxl_region *region)
+{
+	if (!region)
+		return nullptr;
+	auto &all = region->ctx->snap->cxl_regions;
+	auto next = static_cast<std::size_t>(region - all.data()) + 1;
+	return next < all.size() ? &all[next] : nullptr;
+}
+
+CXLTIER_EXPORT cxltier_cxl_region *cxltier_cxl_region_get_by_name(cxltier_ctx *ctx,
+								  const char *name)
+{
+	if (!ctx || !name)
+		return nullptr;
+	for (auto &r : ctx->snap->cxl_regions)
+		if (r.name == name)
+			return &r;
+	return nullptr;
+}
+
+CXLTIER_EXPORT cxltier_ctx *cxltier_cxl_region_get_ctx(const cxltier_cxl_region *region)
+{
+	return region->ctx;
+}
+
+CXLTIER_EXPORT const char *cxltier_cxl_region_get_name(const cxltier_cxl_region *region)
+{
+	return region->name.c_str();
+}
+
+CXLTIER_EXPORT cxltier_cxl_region_mode cxltier_cxl_region_get_mode(const cxltier_cxl_region *region)
+{
+	return region->mode;
+}
+
+CXLTIER_EXPORT uint64_t cxltier_cxl_region_get_start(const cxltier_cxl_region *region)
+{
+	return region->start;
+}
+
+CXLTIER_EXPORT uint64_t cxltier_cxl_region_get_size(const cxltier_cxl_region *region)
+{
+	return region->size;
+}
+
+CXLTIER_EXPORT unsigned int cxltier_cxl_region_get_interleave_ways(const cxltier_cxl_region *region)
+{
+	return region->interleave_ways;
+}
+
+CXLTIER_EXPORT unsigned int
+cxltier_cxl_region_get_interleave_granularity(const cxltier_cxl_region *region)
+{
+	return region->interleave_granularity;
+}
+
+CXLTIER_EXPORT const char *const *cxltier_cxl_region_get_blades(const cxltier_cxl_region *region,
+								size_t *count)
+{
+	if (count)
+		*count = region->blades.size();
+	return region->blades.c_array();
+}
+
+CXLTIER_EXPORT int cxltier_cxl_region_get_numa_node(const cxltier_cxl_region *region)
+{
+	return region->numa_node;
+}
+
+CXLTIER_EXPORT cxltier_cxl_region_state cxltier_cxl_region_get_state(const cxltier_cxl_region *region)
+{
+	return region->state;
+}
+
+CXLTIER_EXPORT const char *cxltier_cxl_region_mode_name(cxltier_cxl_region_mode mode)
+{
+	switch (mode) {
+	case CXLTIER_CXL_REGION_MODE_RAM:
+		return "ram";
+	case CXLTIER_CXL_REGION_MODE_PMEM:
+		return "pmem";
+	case CXLTIER_CXL_REGION_MODE_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
+CXLTIER_EXPORT const char *cxltier_cxl_region_state_name(cxltier_cxl_region_state state)
+{
+	switch (state) {
+	case CXLTIER_CXL_REGION_STATE_UNCOMMITTED:
+		return "uncommitted";
+	case CXLTIER_CXL_REGION_STATE_COMMITTED:
+		return "committed";
+	case CXLTIER_CXL_REGION_STATE_DAX:
+		return "dax";
+	case CXLTIER_CXL_REGION_STATE_SYSTEM_RAM:
+		return "system-ram";
+	case CXLTIER_CXL_REGION_STATE_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "snapshot.hpp"
+
+#include <cerrno>
+
+namespace cxltier::internal {
+
+namespace {
+
+error module_missing(const fs::path &root)
+{
+	return {-ENOENT, "cxltier module not loaded (" + root.string() + " missing)"};
+}
+
+bool still_there(const fs::path &p)
+{
+	std::error_code ec;
+	return fs::exists(p, ec);
+}
+
+// The module rebuilds its tree while devices come and go, so a file can vanish
+// under us: kernfs answers ENOENT to an open of a removed file, ENODEV to a read of
+// one removed after the open.  If the whole root went away the module was unloaded;
+// if only the object's directory did, the object was removed and is simply not in
+// this snapshot.  A file missing from a directory that is still there is a
+// malformed tree, reported as such (-EBADMSG), never as "not loaded".
+bool may_have_vanished(int code)
+{
+	return code == -ENOENT || code == -ENODEV;
+}
+
+enum class missing { module, object, file };
+
+missing why_missing(const fs::path &root, const fs::path &dir)
+{
+	if (!still_there(root))
+		return missing::module;
+	if (!still_there(dir))
+		return missing::object;
+	return missing::file;
+}
+
+template <class T, class Loader>
+result<std::vector<T>> load_all(cxltier_ctx *ctx, const fs::path &root, const char *kind,
+				Loader load)
+{
+	auto names = list_subdirs(root / kind);
+	if (!names)
+		return std::move(names).err();
+	std::vector<T> objs;
+	objs.reserve(names->size());
+	for (const auto &name : *names) {
+		fs::path dir = root / kind / name;
+		auto r = load(ctx, dir);
+		if (r) {
+			objs.push_back(std::move(r).value());
+			continue;
+		}
+		if (!may_have_vanished(r.err().code))
+			return std::move(r).err();
+		switch (why_missing(root, dir)) {
+		case missing::module:
+			return module_missing(root);
+		case missing::object:
+			continue;
+		case missing::file:
+			if (r.err().code == -ENOENT)
+				return error{-EBADMSG, r.err().msg};
+			return std::move(r).err();
+		}
+	}
+	return objs;
+}
+
+} // namespace
+
+result<std::unique_ptr<snapshot>> load_snapshot(cxltier_ctx *ctx, const fs::path &root)
+{
+	std::error_code ec;
+	auto st = fs::status(root, ec);
+	if (st.type() == fs::file_type::not_found)
+		return module_missing(root);
+	if (ec)
+		return error{-ec.value(), root.string() + ": " + errno_text(ec.value())};
+	if (st.type() != fs::file_type::directory)
+		return error{-ENOTDIR, root.string() + ": not a directory"};
+
+	auto snap = std::make_unique<snapshot>();
+
+	// A layout of another version may have changed the meaning of any file, so
+	// nothing else is read unless the version is one this library knows.
+	attr_reader top(root);
+	auto version = top.s64_dec("abi_version", 0, INT32_MAX);
+	if (auto &f = top.failure()) {
+		if (!may_have_vanished(f->code))
+			return *f;
+		if (why_missing(root, root) == missing::module)
+			return module_missing(root);
+		return f->code == -ENOENT ? error{-EBADMSG, f->msg} : *f;
+	}
+	if (version != CXLTIER_SYSFS_ABI_VERSION)
+		return error{-EPROTONOSUPPORT,
+			     (root / "abi_version").string() + ": sysfs ABI version " +
+				     std::to_string(version) + " is not supported (libcxltier reads version " +
+				     std::to_string(CXLTIER_SYSFS_ABI_VERSION) + ")"};
+	snap->abi_version = static_cast<unsigned int>(version);
+
+	auto blades = load_all<cxltier_blade>(ctx, root, "blades", load_blade);
+	if (!blades)
+		return std::move(blades).err();
+	snap->blades = std::move(blades).value();
+
+	auto regions = load_all<cxltier_cxl_region>(ctx, root, "cxl_regions", load_cxl_region);
+	if (!regions)
+		return std::move(regions).err();
+	snap->cxl_regions = std::move(regions).value();
+
+	// A missing blades/ or cxl_regions/ reads as empty; make sure that is not
+	// because the module went away half-way through.
+	if (!still_there(root))
+		return module_missing(root);
+	return snap;
+}
+
+} // namespace cxltier::internal

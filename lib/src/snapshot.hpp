@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-2.0
+// One consistent reading of the sysfs tree.  A context swaps in a new snapshot only
+// once it has been read completely, so a failed refresh leaves the old one usable.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "blade.hpp"
+#include "cxl_region.hpp"
+
+namespace cxltier::internal {
+
+struct snapshot {
+	unsigned int abi_version = 0;
+	std::vector<cxltier_blade> blades;	      // natural name order
+	std::vector<cxltier_cxl_region> cxl_regions; // natural name order
+};
+
+result<std::unique_ptr<snapshot>> load_snapshot(cxltier_ctx *ctx, const fs::path &root);
+
+} // namespace cxltier::internal

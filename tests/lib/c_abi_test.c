@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cxltier.h is plain C11 and libcxltier.a links into a C program: builds a
+ * one-blade tree in a temporary directory, lists it with the C iteration macros.
+ * Exit 0 on success; prints what failed otherwise.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cxltier.h"
+
+static char root[64];
+
+static int put(const char *rel, const char *value)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%s\n", value);
+	return fclose(f);
+}
+
+static void cleanup(void)
+{
+	static const char *const files[] = {
+		"blades/mem0/serial", "blades/mem0/ram_size", "blades/mem0/pmem_size",
+		"blades/mem0/pci_dev", "blades/mem0/state", "blades/mem0/cxl_regions",
+		"blades/mem0", "blades", "abi_version", "",
+	};
+	char path[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, files[i]);
+		remove(path);
+	}
+}
+
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "%s:%d: %s failed\n", __FILE__,      \
+				__LINE__, #cond);                              \
+			return 1;                                              \
+		}                                                              \
+	} while (0)
+
+static int run(void)
+{
+	struct cxltier_ctx *ctx = NULL;
+	struct cxltier_blade *blade;
+	struct cxltier_cxl_region *region;
+	const char *const *regions;
+	size_t nregions = 1;
+	int nblades = 0, rc;
+	char dir[96];
+
+	snprintf(dir, sizeof(dir), "%s/blades", root);
+	CHECK(mkdir(dir, 0755) == 0);
+	snprintf(dir, sizeof(dir), "%s/blades/mem0", root);
+	CHECK(mkdir(dir, 0755) == 0);
+	CHECK(put("abi_version", "1") == 0);
+	CHECK(put("blades/mem0/serial", "0x2a") == 0);
+	CHECK(put("blades/mem0/ram_size", "268435456") == 0);
+	CHECK(put("blades/mem0/pmem_size", "0") == 0);
+	CHECK(put("blades/mem0/pci_dev", "0000:0d:00.0") == 0);
+	CHECK(put("blades/mem0/state", "offline") == 0);
+	CHECK(put("blades/mem0/cxl_regions", "") == 0);
+	CHECK(setenv(CXLTIER_SYSFS_ENV, root, 1) == 0);
+
+	rc = cxltier_new(&ctx);
+	if (rc < 0)
+		fprintf(stderr, "cxltier_new: %s: %s\n", cxltier_strerror(rc),
+			cxltier_get_last_error(NULL));
+	CHECK(rc == 0);
+	for_each_cxltier_blade(ctx, blade) {
+		CHECK(strcmp(cxltier_blade_get_name(blade), "mem0") == 0);
+		CHECK(cxltier_blade_get_serial(blade) == 42);
+		CHECK(cxltier_blade_get_state(blade) == CXLTIER_BLADE_STATE_OFFLINE);
+		regions = cxltier_blade_get_cxl_regions(blade, &nregions);
+		CHECK(nregions == 0 && regions[0] == NULL);
+		nblades++;
+	}
+	CHECK(nblades == 1);
+	for_each_cxltier_cxl_region(ctx, region)
+		CHECK(!"no CXL regions expected");
+	cxltier_unref(ctx);
+
+	cleanup();
+	CHECK(cxltier_new(&ctx) == -ENOENT && ctx == NULL);
+	return 0;
+}
+
+int main(void)
+{
+	int rc;
+
+	snprintf(root, sizeof(root), "/tmp/cxltier-c-abi-XXXXXX");
+	if (!mkdtemp(root)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	rc = run();
+	cleanup();
+	return rc;
+}

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+// Fake /sys/kernel/cxltier trees for host tests, in a temporary directory that is
+// removed at scope exit.  Values are written as strings, as sysfs shows them (with a
+// trailing newline), so tests can write malformed ones just as easily.
+#pragma once
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+namespace cxltier_test {
+
+namespace fs = std::filesystem;
+
+class temp_dir {
+public:
+	temp_dir()
+	{
+		std::string tmpl = (fs::temp_directory_path() / "cxltier-test-XXXXXX").string();
+		if (!::mkdtemp(tmpl.data()))
+			throw std::system_error(errno, std::generic_category(), "mkdtemp " + tmpl);
+		path_ = tmpl;
+	}
+	~temp_dir()
+	{
+		std::error_code ec; // nothing useful to do if cleanup fails
+		fs::remove_all(path_, ec);
+	}
+	temp_dir(const temp_dir &) = delete;
+	temp_dir &operator=(const temp_dir &) = delete;
+
+	const fs::path &path() const noexcept { return path_; }
+
+private:
+	fs::path path_;
+};
+
+// Defaults are one 256 MiB volatile QEMU cxl-type3 device.
+struct blade_spec {
+	std::string name;
+	std::string serial = "0x1";
+	std::string ram_size = "268435456";
+	std::string pmem_size = "0";
+	std::string pci_dev = "0000:0d:00.0";
+	std::string state = "online";
+	std::string cxl_regions{};
+};
+
+struct cxl_region_spec {
+	std::string name;
+	std::string mode = "ram";
+	std::string start = "0x0";
+	std::string size = "0";
+	std::string interleave_ways = "1";
+	std::string interleave_granularity = "256";
+	std::string blades{};
+	std::string numa_node = "-1";
+	std::string state = "uncommitted";
+};
+
+// The 4-blade pool the tests share: mem0..mem3 of 256 MiB each, all interleaved by
+// region0 (1 GiB of System RAM on node 2); position order differs from name order.
+inline constexpr const char *pool_blades[] = {"mem0", "mem1", "mem2", "mem3"};
+inline constexpr const char *pool_positions[] = {"mem0", "mem2", "mem1", "mem3"};
+inline constexpr std::uint64_t pool_region_start = 0x390000000;
+inline constexpr std::uint64_t pool_region_size = 1ull << 30;
+inline constexpr std::uint64_t pool_blade_size = 256ull << 20;
+
+class fake_sysfs {
+public:
+	// A loaded module that found nothing: abi_version and empty kset directories.
+	fake_sysfs() : root_(dir_.path() / "cxltier")
+	{
+		fs::create_directories(root_ / "blades");
+		fs::create_directories(root_ / "cxl_regions");
+		write("abi_version", "1");
+	}
+
+	const fs::path &root() const noexcept { return root_; }
+
+	void write(const fs::path &rel, std::string_view value) const
+	{
+		fs::path p = root_ / rel;
+		fs::create_directories(p.parent_path());
+		std::ofstream f(p, std::ios::trunc);
+		f << value << '\n';
+		if (!f.flush())
+			throw std::runtime_error("cannot write " + p.string());
+	}
+
+	void remove(const fs::path &rel) const { fs::remove_all(root_ / rel); }
+
+	// As if the module were unloaded: the root goes away.
+	void unload() const { fs::remove_all(root_); }
+
+	void add_blade(const blade_spec &b) const
+	{
+		fs::path d = fs::path("blades") / b.name;
+		write(d / "serial", b.serial);
+		write(d / "ram_size", b.ram_size);
+		write(d / "pmem_size", b.pmem_size);
+		write(d / "pci_dev", b.pci_dev);
+		write(d / "state", b.state);
+		write(d / "cxl_regions", b.cxl_regions);
+	}
+
+	void add_cxl_region(const cxl_region_spec &r) const
+	{
+		fs::path d = fs::path("cxl_regions") / r.name;
+		write(d / "mode", r.mode);
+		write(d / "start", r.start);
+		write(d / "size", r.size);
+		write(d / "interleave_ways", r.interleave_ways);
+		write(d / "interleave_granularity", r.interleave_granularity);
+		write(d / "blades", r.blades);
+		write(d / "numa_node", r.numa_node);
+		write(d / "state", r.state);
+	}
+
+	void add_pool4() const
+	{
+		for (int i = 0; i < 4; i++) {
+			char pci[16];
+			std::snprintf(pci, sizeof(pci), "0000:%02x:00.0", 0x0d + i);
+			add_blade({.name = pool_blades[i],
+				   .serial = "0x" + std::to_string(i + 1),
+				   .pci_dev = pci,
+				   .cxl_regions = "region0"});
+		}
+		add_cxl_region({.name = "region0",
+				.start = "0x390000000",
+				.size = std::to_string(pool_region_size),
+				.interleave_ways = "4",
+				.interleave_granularity = "256",
+				.blades = "mem0 mem2 mem1 mem3",
+				.numa_node = "2",
+				.state = "system-ram"});
+	}
+
+private:
+	temp_dir dir_;
+	fs::path root_;
+};
+
+// Sets (or with nullopt unsets) an environment variable until scope exit.
+class scoped_env {
+public:
+	scoped_env(const char *name, std::optional<std::string> value) : name_(name)
+	{
+		if (const char *old = std::getenv(name))
+			old_ = old;
+		if (value)
+			::setenv(name, value->c_str(), 1);
+		else
+			::unsetenv(name);
+	}
+	~scoped_env()
+	{
+		if (old_)
+			::setenv(name_.c_str(), old_->c_str(), 1);
+		else
+			::unsetenv(name_.c_str());
+	}
+	scoped_env(const scoped_env &) = delete;
+	scoped_env &operator=(const scoped_env &) = delete;
+
+private:
+	std::string name_;
+	std::optional<std::string> old_;
+};
+
+} // namespace cxltier_test

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+// cxltierctl end to end: the built binary run against fake sysfs trees, checked the
+// way scripts and people use it (JSON that parses, tables that name things, one-line
+// errors with the documented exit codes).
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "fake_sysfs.hpp"
+
+extern char **environ;
+
+using namespace cxltier_test;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+using json = nlohmann::json;
+
+namespace {
+
+struct run_result {
+	int status = -1; // exit status, or -1 if it did not exit normally
+	std::string out;
+	std::string err;
+};
+
+std::string slurp(const fs::path &p)
+{
+	std::ifstream f(p);
+	return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// Runs cxltierctl with @args and CXLTIER_SYSFS=@root (unset if nullopt), output
+// captured in files so neither stream can fill a pipe and block.
+run_result run(const std::vector<std::string> &args, const std::optional<fs::path> &root)
+{
+	temp_dir io;
+	fs::path out = io.path() / "stdout", err = io.path() / "stderr";
+
+	std::vector<std::string> env;
+	for (char **e = environ; *e; e++)
+		if (std::strncmp(*e, "CXLTIER_SYSFS=", 14) != 0)
+			env.emplace_back(*e);
+	if (root)
+		env.push_back("CXLTIER_SYSFS=" + root->string());
+
+	std::vector<char *> argv{const_cast<char *>(CXLTIERCTL_PATH)};
+	for (const auto &a : args)
+		argv.push_back(const_cast<char *>(a.c_str()));
+	argv.push_back(nullptr);
+	std::vector<char *> envp;
+	for (auto &e : env)
+		envp.push_back(e.data());
+	envp.push_back(nullptr);
+
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	pid_t pid;
+	int rc = posix_spawn(&pid, CXLTIERCTL_PATH, &fa, nullptr, argv.data(), envp.data());
+	posix_spawn_file_actions_destroy(&fa);
+	run_result r;
+	if (rc != 0) {
+		ADD_FAILURE() << "cannot run " << CXLTIERCTL_PATH << ": " << std::strerror(rc);
+		return r;
+	}
+	int ws = 0;
+	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+	r.out = slurp(out);
+	r.err = slurp(err);
+	return r;
+}
+
+// A run that must succeed, with nothing on stderr.
+std::string run_ok(const std::vector<std::string> &args, const fs::path &root)
+{
+	run_result r = run(args, root);
+	EXPECT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(r.err, "");
+	return r.out;
+}
+
+json run_json(const std::vector<std::string> &args, const fs::path &root)
+{
+	std::string out = run_ok(args, root);
+	json doc = json::parse(out, nullptr, false);
+	EXPECT_FALSE(doc.is_discarded()) << "not JSON:\n" << out;
+	return doc;
+}
+
+// Exactly one line on stderr, "cxltierctl: ..." (the line without its newline).
+std::string one_error_line(const run_result &r)
+{
+	EXPECT_THAT(r.err, StartsWith("cxltierctl: "));
+	EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+	return r.err.substr(0, r.err.find('\n'));
+}
+
+class CxltierctlTest : public ::testing::Test {
+protected:
+	fake_sysfs sysfs;
+};
+
+// list --json is one JSON object with every field, numbers as numbers, and the
+// region's blades in interleave position order.
+TEST_F(CxltierctlTest, ListJsonHasEveryFieldWithItsType)
+{
+	sysfs.add_pool4();
+	json doc = run_json({"list", "--json"}, sysfs.root());
+	ASSERT_TRUE(doc.is_object());
+	EXPECT_EQ(doc["abi_version"], 1);
+
+	ASSERT_TRUE(doc["blades"].is_array());
+	ASSERT_EQ(doc["blades"].size(), 4u);
+	for (std::size_t i = 0; i < 4; i++) {
+		const json &b = doc["blades"][i];
+		SCOPED_TRACE(b.dump());
+		EXPECT_EQ(b["name"], pool_blades[i]);
+		EXPECT_TRUE(b["serial"].is_number_unsigned());
+		EXPECT_EQ(b["serial"], i + 1);
+		EXPECT_TRUE(b["ram_size"].is_number_unsigned());
+		EXPECT_EQ(b["ram_size"], pool_blade_size);
+		EXPECT_EQ(b["pmem_size"], 0);
+		EXPECT_TRUE(b["pci_dev"].is_string());
+		EXPECT_EQ(b["state"], "online");
+		EXPECT_EQ(b["cxl_regions"], json::array({"region0"}));
+	}
+	EXPECT_EQ(doc["blades"][0]["pci_dev"], "0000:0d:00.0");
+
+	ASSERT_TRUE(doc["cxl_regions"].is_array());
+	ASSERT_EQ(doc["cxl_regions"].size(), 1u);
+	const json &r = doc["cxl_regions"][0];
+	EXPECT_EQ(r["name"], "region0");
+	EXPECT_EQ(r["mode"], "ram");
+	EXPECT_TRUE(r["start"].is_number_unsigned());
+	EXPECT_EQ(r["start"], pool_region_start);
+	EXPECT_EQ(r["size"], pool_region_size);
+	EXPECT_EQ(r["interleave_ways"], 4);
+	EXPECT_EQ(r["interleave_granularity"], 256);
+	EXPECT_EQ(r["blades"], json::array({"mem0", "mem2", "mem1", "mem3"}));
+	EXPECT_TRUE(r["numa_node"].is_number_integer());
+	EXPECT_EQ(r["numa_node"], 2);
+	EXPECT_EQ(r["state"], "system-ram");
+}
+
+// A 64-bit serial and an unknown NUMA node come through exactly.
+TEST_F(CxltierctlTest, ListJsonKeepsFullWidthNumbers)
+{
+	sysfs.add_blade({.name = "mem0", .serial = "0xfedcba9876543210"});
+	sysfs.add_cxl_region({.name = "region0"});
+	json doc = run_json({"list", "--json"}, sysfs.root());
+	EXPECT_EQ(doc["blades"][0]["serial"].get<std::uint64_t>(), 0xfedcba9876543210u);
+	EXPECT_EQ(doc["cxl_regions"][0]["numa_node"], -1);
+	EXPECT_EQ(doc["cxl_regions"][0]["blades"], json::array());
+}
+
+// The per-noun lists print the same document shape with only their own array.
+TEST_F(CxltierctlTest, NounListsJsonHaveOnlyTheirKind)
+{
+	sysfs.add_pool4();
+	json full = run_json({"list", "--json"}, sysfs.root());
+
+	json blades = run_json({"blade", "list", "--json"}, sysfs.root());
+	EXPECT_EQ(blades["abi_version"], 1);
+	EXPECT_EQ(blades["blades"], full["blades"]);
+	EXPECT_FALSE(blades.contains("cxl_regions"));
+
+	json regions = run_json({"cxl-region", "list", "--json"}, sysfs.root());
+	EXPECT_EQ(regions["abi_version"], 1);
+	EXPECT_EQ(regions["cxl_regions"], full["cxl_regions"]);
+	EXPECT_FALSE(regions.contains("blades"));
+}
+
+// The table names every blade and region with readable sizes and ranges.
+TEST_F(CxltierctlTest, ListTableShowsBladesAndRegions)
+{
+	sysfs.add_pool4();
+	std::string out = run_ok({"list"}, sysfs.root());
+	for (const char *b : pool_blades)
+		EXPECT_THAT(out, HasSubstr(b));
+	EXPECT_THAT(out, AllOf(HasSubstr("region0"), HasSubstr("256 MiB"), HasSubstr("1 GiB"),
+			       HasSubstr("0x390000000-0x3cfffffff"),
+			       HasSubstr("mem0,mem2,mem1,mem3"), HasSubstr("system-ram"),
+			       HasSubstr("0000:0d:00.0")));
+	EXPECT_THAT(out, Not(HasSubstr("{"))) << "human output is not JSON";
+}
+
+// Sizes in binary units with at most one decimal; "-" where there is nothing.
+TEST_F(CxltierctlTest, TableUsesBinaryUnitsAndDashes)
+{
+	sysfs.add_blade({.name = "mem0", .ram_size = "1610612736", .pmem_size = "0"});
+	sysfs.add_cxl_region({.name = "region0", .interleave_granularity = "4096"});
+	std::string out = run_ok({"list"}, sysfs.root());
+	EXPECT_THAT(out, AllOf(HasSubstr("1.5 GiB"), HasSubstr("0 B"), HasSubstr("4 KiB")));
+	std::string region_row = out.substr(out.rfind("region0"));
+	EXPECT_THAT(region_row, HasSubstr("  -  ")) << "no HPA range, blades or node yet";
+	EXPECT_THAT(region_row, HasSubstr("uncommitted"));
+}
+
+// Each noun's table shows its kind only.
+TEST_F(CxltierctlTest, NounListTablesShowOnlyTheirKind)
+{
+	sysfs.add_pool4();
+	std::string blades = run_ok({"blade", "list"}, sysfs.root());
+	EXPECT_THAT(blades, AllOf(HasSubstr("mem3"), HasSubstr("BLADE"), Not(HasSubstr("HPA-RANGE"))));
+	std::string regions = run_ok({"cxl-region", "list"}, sysfs.root());
+	EXPECT_THAT(regions, AllOf(HasSubstr("region0"), HasSubstr("CXL-REGION"),
+				   Not(HasSubstr("PCI-DEV"))));
+}
+
+// A loaded module with nothing found is not an error: empty arrays, a plain message.
+TEST_F(CxltierctlTest, EmptyTreeListsNothingAndSucceeds)
+{
+	json doc = run_json({"list", "--json"}, sysfs.root());
+	EXPECT_EQ(doc["abi_version"], 1);
+	EXPECT_EQ(doc["blades"], json::array());
+	EXPECT_EQ(doc["cxl_regions"], json::array());
+	EXPECT_THAT(run_ok({"list"}, sysfs.root()),
+		    AllOf(HasSubstr("No blades found."), HasSubstr("No CXL regions found.")));
+}
+
+// Without the module every list command says how to load it, in one line, exit 1.
+TEST_F(CxltierctlTest, ModuleNotLoadedSaysHowToLoadIt)
+{
+	sysfs.unload();
+	for (auto args : std::vector<std::vector<std::string>>{
+		     {"list"}, {"list", "--json"}, {"blade", "list"}, {"cxl-region", "list", "--json"}}) {
+		SCOPED_TRACE(args[0]);
+		run_result r = run(args, sysfs.root());
+		EXPECT_EQ(r.status, 1);
+		EXPECT_EQ(r.out, "");
+		EXPECT_EQ(r.err, "cxltierctl: cxltier module not loaded (" + sysfs.root().string() +
+					 " missing); load it with: modprobe cxltier\n");
+	}
+}
+
+// Without CXLTIER_SYSFS the tool reads /sys/kernel/cxltier.
+TEST_F(CxltierctlTest, DefaultRootIsSysKernelCxltier)
+{
+	if (fs::exists("/sys/kernel/cxltier"))
+		GTEST_SKIP() << "the cxltier module is loaded on this host";
+	run_result r = run({"list"}, std::nullopt);
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.err, "cxltierctl: cxltier module not loaded (/sys/kernel/cxltier missing); "
+			 "load it with: modprobe cxltier\n");
+}
+
+// A malformed value fails the command with the file and value in one line.
+TEST_F(CxltierctlTest, MalformedValueFailsWithFileAndValue)
+{
+	sysfs.add_pool4();
+	sysfs.write("blades/mem2/ram_size", "256M");
+	run_result r = run({"list", "--json"}, sysfs.root());
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.out, "") << "no partial JSON";
+	EXPECT_EQ(one_error_line(r), "cxltierctl: " + (sysfs.root() / "blades/mem2/ram_size").string() +
+					     ": expected a decimal number, got \"256M\"");
+}
+
+// Usage errors exit 2 with one line on stderr and do no work.
+TEST_F(CxltierctlTest, UsageErrorsExitTwo)
+{
+	for (auto args : std::vector<std::vector<std::string>>{
+		     {}, {"bogus"}, {"blade"}, {"blade", "bogus"}, {"list", "--bogus"}, {"list", "extra"}}) {
+		SCOPED_TRACE(args.empty() ? "(none)" : args.back());
+		run_result r = run(args, sysfs.root());
+		EXPECT_EQ(r.status, 2);
+		EXPECT_EQ(r.out, "");
+		one_error_line(r);
+	}
+	EXPECT_THAT(run({"bogus"}, sysfs.root()).err, HasSubstr("bogus"));
+}
+
+// --version prints the project version; --help lists the commands; both exit 0.
+TEST_F(CxltierctlTest, VersionAndHelp)
+{
+	EXPECT_EQ(run_ok({"--version"}, sysfs.root()), "cxltierctl " CXLTIER_VERSION "\n");
+	std::string help = run_ok({"--help"}, sysfs.root());
+	EXPECT_THAT(help, AllOf(HasSubstr("list"), HasSubstr("blade"), HasSubstr("cxl-region")));
+}
+
+} // namespace

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+// cxltierctl internals shared by the command files.  One file per noun (blade,
+// cxl-region, later tier and region); each adds its subcommand to the app.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cxltier.hpp"
+
+namespace cxltierctl {
+
+// Insertion-ordered, so "name" comes first in every object.
+using json = nlohmann::ordered_json;
+
+// A failure reported as "cxltierctl: <what>" on one line, exit status 1.
+class fatal : public std::runtime_error {
+public:
+	using std::runtime_error::runtime_error;
+};
+
+// What the command line asked for.  A verb's parse callback sets it; main runs it
+// once parsing has succeeded, so a usage error never leaves work half done.
+using action = std::function<void()>;
+
+// The command table (main.cpp) calls one of these per top-level subcommand.
+void add_list_command(CLI::App &app, action &run);
+void add_blade_command(CLI::App &app, action &run);
+void add_cxl_region_command(CLI::App &app, action &run);
+
+// ctx.cpp: a library context, or fatal with the library's reason.
+cxltier::ctx_ptr open_ctx();
+
+// blade.cpp, cxl_region.cpp: one kind of object as JSON or as a table.
+json blades_json(cxltier_ctx *ctx);
+void print_blades(cxltier_ctx *ctx);
+json cxl_regions_json(cxltier_ctx *ctx);
+void print_cxl_regions(cxltier_ctx *ctx);
+
+// output.cpp
+// {"abi_version": N}, to which each list command adds its arrays.
+json list_document(cxltier_ctx *ctx);
+void print_json(const json &doc);
+std::string human_size(std::uint64_t bytes); // "256 MiB", "1.5 GiB"
+// @words joined by @sep; @empty when there are none.
+std::string join(std::span<const char *const> words, const char *sep, const char *empty);
+json names_json(std::span<const char *const> names);
+
+// Columns padded to their widest cell; numbers right-aligned.
+class table {
+public:
+	struct column {
+		std::string header;
+		bool right = false;
+	};
+	explicit table(std::vector<column> columns) : columns_(std::move(columns)) {}
+	void add(std::vector<std::string> row);
+	void print() const;
+
+private:
+	std::vector<column> columns_;
+	std::vector<std::vector<std::string>> rows_;
+};
+
+} // namespace cxltierctl
