@@ -21,6 +21,7 @@
 #include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/nodemask.h>
 #include <linux/types.h>
 
 #define CXLT_SYSFS_ABI_VERSION	1
@@ -154,6 +155,10 @@ enum cxlt_adist_source {
  * @mgid: memory group id
  * @res: our claim on the range in the iomem tree; the System RAM nests under it
  * @res_name: name of @res ("cxltier:region0"); lives as long as @res
+ * @ways: interleave ways of the region
+ * @granularity: interleave granularity in bytes
+ * @nr_blades: entries in @blades
+ * @blades: memdev names of the region's targets, in interleave position order
  *
  * Set before the tier is listed and published, then constant until removal (which
  * holds cxlt_tiers.lock), so show() methods read it without locks.
@@ -171,11 +176,21 @@ struct cxlt_tier {
 	int mgid;
 	struct resource *res;
 	char res_name[CXLT_NAME_LEN + 8];
+	u32 ways;
+	u32 granularity;
+	u32 nr_blades;
+	char blades[CXLT_MAX_WAYS][CXLT_NAME_LEN];
 };
 
 int cxlt_tier_add(const char *name, int adist);
 int cxlt_tier_remove(const char *name);
 bool cxlt_tier_registered(struct device *region);
+void cxlt_tier_nodes(nodemask_t *nodes);
+struct cxlt_blade_name {
+	char name[CXLT_NAME_LEN];
+};
+
+int cxlt_pfn_blades(unsigned long pfn, struct cxlt_blade_name *names, int max);
 void cxlt_tiers_auto_register(void);
 void cxlt_tiers_exit(void);
 const char *cxlt_adist_source_name(enum cxlt_adist_source src);

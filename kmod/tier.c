@@ -27,6 +27,7 @@
 #include <linux/module.h>
 #include <linux/node.h>
 #include <linux/numa.h>
+#include <linux/math64.h>
 #include <linux/slab.h>
 
 #include "cxltier.h"
@@ -49,10 +50,17 @@ static struct {
 	 * (both sleep for long: onlining, migration).  Taken after cxlt_disc.lock.
 	 */
 	struct mutex lock;
+	/*
+	 * Also held to add to or delete from @list, so that lookups from the page
+	 * fault path (cxlt_tier_nodes(), cxlt_pfn_blades()) need only this spinlock
+	 * and never wait behind a registration.
+	 */
+	spinlock_t lookup_lock;
 	struct list_head list;
 	struct list_head memory_types;	/* mt_find_alloc_memory_type() cache */
 } cxlt_tiers = {
 	.lock = __MUTEX_INITIALIZER(cxlt_tiers.lock),
+	.lookup_lock = __SPIN_LOCK_UNLOCKED(cxlt_tiers.lookup_lock),
 	.list = LIST_HEAD_INIT(cxlt_tiers.list),
 	.memory_types = LIST_HEAD_INIT(cxlt_tiers.memory_types),
 };
@@ -268,6 +276,10 @@ int cxlt_tier_add(const char *name, int adist)
 	tier->start = info->start;
 	tier->size = info->size;
 	tier->nid = info->nid;
+	tier->ways = info->ways;
+	tier->granularity = info->granularity;
+	tier->nr_blades = info->nr_blades;
+	memcpy(tier->blades, info->blades, sizeof(tier->blades));
 	cxlt_tier_adistance(tier, adist);
 
 	mtype = mt_find_alloc_memory_type(tier->adist, &cxlt_tiers.memory_types);
@@ -321,7 +333,9 @@ int cxlt_tier_add(const char *name, int adist)
 publish:
 	if (cxlt_sysfs_add_tier(tier, name))
 		pr_warn("tier %s: no sysfs directory\n", name);
+	spin_lock(&cxlt_tiers.lookup_lock);
 	list_add_tail(&tier->node, &cxlt_tiers.list);
+	spin_unlock(&cxlt_tiers.lookup_lock);
 	mutex_unlock(&cxlt_tiers.lock);
 	if (!rc)
 		pr_info("tier %s: node %d, %llu MiB at %#llx, adistance %d (%s), memory_tier%d\n",
@@ -385,7 +399,9 @@ int cxlt_tier_remove(const char *name)
 			rc = -EBUSY;
 		goto out_unlock;
 	}
+	spin_lock(&cxlt_tiers.lookup_lock);
 	list_del(&tier->node);
+	spin_unlock(&cxlt_tiers.lookup_lock);
 	mutex_unlock(&cxlt_tiers.lock);
 
 	pr_info("tier %s: removed, node %d is empty\n", name, tier->nid);
@@ -397,6 +413,61 @@ int cxlt_tier_remove(const char *name)
 out_unlock:
 	mutex_unlock(&cxlt_tiers.lock);
 	return rc;
+}
+
+/**
+ * cxlt_tier_nodes() - the NUMA nodes of the registered tiers
+ * @nodes: filled in
+ *
+ * Context: any; takes a spinlock.
+ */
+void cxlt_tier_nodes(nodemask_t *nodes)
+{
+	struct cxlt_tier *tier;
+
+	nodes_clear(*nodes);
+	spin_lock(&cxlt_tiers.lookup_lock);
+	list_for_each_entry(tier, &cxlt_tiers.list, node)
+		node_set(tier->nid, *nodes);
+	spin_unlock(&cxlt_tiers.lookup_lock);
+}
+
+/**
+ * cxlt_pfn_blades() - the blades that hold a page of a tier
+ * @pfn: page frame number
+ * @names: filled with the memdev names, each once
+ * @max: room in @names
+ *
+ * With an interleave granularity below the page size a page spans several blades;
+ * this finds them all from the region's interleave (CXL modulo arithmetic: position =
+ * (offset / granularity) % ways).
+ *
+ * Context: any; takes a spinlock.
+ * Return: the number of names written, 0 when @pfn is in no tier (DRAM).
+ */
+int cxlt_pfn_blades(unsigned long pfn, struct cxlt_blade_name *names, int max)
+{
+	u64 pa = PFN_PHYS(pfn), off, step;
+	unsigned long seen = 0;
+	struct cxlt_tier *tier;
+	int n = 0, pos;
+
+	spin_lock(&cxlt_tiers.lookup_lock);
+	list_for_each_entry(tier, &cxlt_tiers.list, node) {
+		if (pa < tier->start || pa >= tier->start + tier->size)
+			continue;
+		step = max_t(u64, tier->granularity, 1);
+		for (off = pa - tier->start; off < pa - tier->start + PAGE_SIZE && n < max;
+		     off += step) {
+			pos = div64_u64(off, step) % max_t(u32, tier->ways, 1);
+			if (pos >= tier->nr_blades || test_and_set_bit(pos, &seen))
+				continue;
+			strscpy(names[n++].name, tier->blades[pos], CXLT_NAME_LEN);
+		}
+		break;
+	}
+	spin_unlock(&cxlt_tiers.lookup_lock);
+	return n;
 }
 
 /**

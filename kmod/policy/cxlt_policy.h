@@ -75,14 +75,16 @@ enum cxlt_hint {
  *	direction (pages per period); 0 stops all migration
  * @decay_shift: heat loses 1/2^@decay_shift of itself every period, so it
  *	averages over about 2^@decay_shift periods (1..8)
- * @change_bits: a run of sampled or idle periods that would happen with
- *	probability below 2^-@change_bits at the page's heat resets the heat
- *	toward the new behaviour (0 disables; 1..30)
+ * @idle_bits: a run of idle periods that has probability below
+ *	2^-@idle_bits at the page's heat replaces the heat by the run's
+ *	estimate (0 disables; 1..30)
+ * @burst_bits: the same for a run of sampled periods (0 disables; 1..30)
  * @confidence: a slow page replaces a fast one only when its heat is higher
- *	by this many quarter standard deviations of the sampling noise
- *	(quarter sigmas; 0 accepts any difference)
- * @hyst_steps: ...and only when the fast page is at least this many
- *	histogram steps below the hot threshold (steps of 1/8 octave of heat)
+ *	by this many quarter standard deviations of the sampling noise, after
+ *	discounting by the skew of the workload (quarter sigmas; 0 accepts any
+ *	difference)
+ * @hyst_steps: ...and only when the slow page's heat is more than this many
+ *	histogram steps above the fast page's (steps of 1/8 octave, about 9%)
  * @min_resid: after a migration, or a failed attempt, heat does not move the
  *	page again for this many periods (periods)
  */
@@ -92,7 +94,8 @@ struct cxlt_policy_params {
 	u32 wmark_high;
 	u32 budget;
 	u8 decay_shift;
-	u8 change_bits;
+	u8 idle_bits;
+	u8 burst_bits;
 	u8 confidence;
 	u8 hyst_steps;
 	u8 min_resid;
@@ -132,6 +135,8 @@ struct cxlt_policy_plan {
  *	of the hot threshold's histogram step)
  * @promote_candidates: slow pages at or above the hot threshold
  * @changes: heat resets by the change test, since init
+ * @skew: share of the variance of heat that is not sampling noise, in
+ *	1/256 (0: no page is reliably hotter than another)
  */
 struct cxlt_policy_stats {
 	u64 periods;
@@ -143,6 +148,7 @@ struct cxlt_policy_stats {
 	u32 hot_heat;
 	u32 promote_candidates;
 	u64 changes;
+	u32 skew;
 };
 
 /**

@@ -4,43 +4,55 @@
  *
  * DOC: Method
  *
- * Heat.  Every page has a 16-bit heat, an exponential moving average of the
- * sampled accesses: a sample adds 2^(15 - decay_shift), every period takes
+ * Heat.  Every page has a 16-bit heat, an exponential moving average of its
+ * samples: a sample adds 2^(15 - decay_shift), every period takes
  * 1/2^decay_shift away.  A page sampled in a fraction q of the periods settles
- * near q * 32768, so heat reads directly as "sampled in q of the periods".
+ * near q * 32768 (q times the "full" heat), so heat reads as "sampled in q of
+ * the periods".  Until the average has seen about 2^decay_shift periods the
+ * full heat is lower; the noise model below tracks it.
+ *
+ * Noise model.  With one sample per period at most (an accessed bit), the
+ * heat of a page is an average of Bernoulli(q) draws, whose variance follows
+ * from the heat itself: h (full - h) / D, where D grows with the age of the
+ * average up to 2^(decay_shift + 1) - 1.  Two tests use it.
  *
  * Change test.  A long average is stable but slow to follow a phase change;
- * ARMS answers with a second, short average.  One signed byte does the same
- * job here: the run of consecutive sampled (or idle) periods.  Under a heat
- * that says q, a run of k idle periods has probability (1 - q)^k; when that
- * falls below 2^-change_bits the heat is halved (and raised halfway to the top
- * for an improbable sampled run).  The test repeats every period, so the heat
- * keeps moving until the run is plausible again.
+ * ARMS switches to a short one when the two disagree.  One signed byte does
+ * that job here: the run of consecutive sampled (or idle) periods.  Under a
+ * heat that says q, k idle periods in a row have probability (1 - q)^k; when
+ * that is below 2^-idle_bits the page has changed and its heat is replaced by
+ * what the run says, q = 1/(k + 2) (Laplace's rule of succession); a sampled
+ * run against 2^-burst_bits likewise raises it to (k + 1)/(k + 2).
  *
  * Ranking.  As in Memtis, a histogram of heat (8 steps per octave) sized
  * against the fast tier gives the hot threshold: the lowest step from which
- * all pages fit in the fast tier.  Only slow pages at or above it are
- * promoted.
+ * all pages fit.  Only slow pages at or above it are promoted.
  *
  * Selection.  Promotions fill free room first.  Beyond that each promotion
  * needs a demotion: the hottest slow candidates are paired with the coldest
- * fast pages and an exchange is made only if the fast page is below the
- * threshold by the hysteresis and the heat difference exceeds the sampling
- * noise by the confidence margin (the noise of an average of Bernoulli
- * samples is known from the heat itself).  Together with the minimum
- * residency this keeps pages from bouncing and makes a workload with no skew
- * (uniform access) cause no exchanges.
+ * fast pages below the threshold, and a pair is exchanged only when the heat
+ * difference, discounted by the skew of the whole population, exceeds the
+ * noise of the difference by the confidence margin.  The skew is the share of
+ * the variance of heat over all pages that the noise model does not explain
+ * (an empirical Bayes shrinkage): near 1 under a skewed workload, near 0
+ * under uniform access, where every difference of heat is noise and no pair
+ * is worth moving.  Hysteresis steps and a minimum residency after each
+ * migration keep pages from bouncing.
  */
 #include "cxlt_policy.h"
 
 /* Histogram steps: 8 exact ones for heat 0..7, then 8 per octave to 65535. */
 #define CXLT_NBINS		112
 #define CXLT_HEAT_MAX		0xffffU
-/* Heat of a page sampled in every period, before rounding: 2^15. */
+/* A sample adds 2^(CXLT_HEAT_SHIFT - decay_shift). */
 #define CXLT_HEAT_SHIFT		15
 #define CXLT_RUN_MAX		127
 #define CXLT_RESID_MAX		255
 #define CXLT_NEVER		255
+/* Ages beyond this do not change the noise model (by 2^-5 at decay 8). */
+#define CXLT_AGE_MAX		2048
+/* 1.0 in the 16.16 fixed point of the noise model. */
+#define CXLT_FP_ONE		65536ULL
 
 /* Page flags: tier in bits 0-1, hint in bits 2-3. */
 #define CXLT_PF_TIER_MASK	0x03
@@ -72,18 +84,24 @@ struct cxlt_page {
  * struct cxlt_policy - the state, in caller-provided memory
  * @npages: pages tracked
  * @params: tunables in force
- * @run_need: run length that triggers the change test, by heat / 2048
+ * @idle_need: idle run that fails the change test, by q in 1/16 steps
+ * @burst_need: sampled run that fails the change test, by q in 1/16 steps
+ * @age: periods since init, up to CXLT_AGE_MAX
+ * @mean_fp: expected heat of an always-sampled page / sample weight (16.16)
+ * @var_fp: the matching variance factor (16.16)
+ * @full: heat of a page sampled in every period since init
+ * @noise_div: D of the noise model: var(heat) = h (@full - h) / D
+ * @qmul: heat * @qmul >> 32 is q in 1/16 steps
  * @nr_fast: pages on the fast tier
  * @nr_slow: pages on the slow tier
  * @rotor: page where the next selection scan starts, so that partial
  *	histogram steps are taken fairly over the page range
  * @hot_bin: hot threshold (histogram step) of the last period
- * @skew: share of the spread of heat that is not sampling noise, in 1/256
+ * @skew: share of the variance of heat that is not noise, in 1/256
  * @n_hot_slow: HOT-hinted slow pages that may move
  * @n_cold_fast: COLD-hinted fast pages that may move
  * @n_fast_elig: unhinted fast pages that heat may move
- * @used_promote: promotions planned in the current period
- * @used_demote: demotions planned in the current period
+ * @selected: the current period's selection is made
  * @stats: counters reported by cxlt_policy_get_stats()
  * @hist_slow: unhinted slow pages heat may move, by step
  * @hist_fast: unhinted fast pages heat may move, by step
@@ -92,7 +110,14 @@ struct cxlt_page {
 struct cxlt_policy {
 	u32 npages;
 	struct cxlt_policy_params params;
-	u8 run_need[16];
+	u8 idle_need[16];
+	u8 burst_need[16];
+	u32 age;
+	u64 mean_fp;
+	u64 var_fp;
+	u32 full;
+	u32 noise_div;
+	u64 qmul;
 	u32 nr_fast;
 	u32 nr_slow;
 	u32 rotor;
@@ -101,8 +126,7 @@ struct cxlt_policy {
 	u32 n_hot_slow;
 	u32 n_cold_fast;
 	u32 n_fast_elig;
-	u32 used_promote;
-	u32 used_demote;
+	bool selected;
 	struct cxlt_policy_stats stats;
 	u32 hist_slow[CXLT_NBINS];
 	u32 hist_fast[CXLT_NBINS];
@@ -125,11 +149,15 @@ static u32 cxlt_min(u32 a, u32 b)
 	return a < b ? a : b;
 }
 
-/* floor(log2(h)) for 1 <= h <= 0xffff */
+/* floor(log2(h)) for 1 <= h <= 0xffffffff */
 static u32 cxlt_log2(u32 h)
 {
 	u32 e = 0;
 
+	if (h >= 1U << 16) {
+		h >>= 16;
+		e += 16;
+	}
 	if (h >= 1U << 8) {
 		h >>= 8;
 		e += 8;
@@ -145,6 +173,22 @@ static u32 cxlt_log2(u32 h)
 	if (h >= 1U << 1)
 		e += 1;
 	return e;
+}
+
+/* a / b for b != 0, by shift and subtract: no 64-bit division helper. */
+static u64 cxlt_div64(u64 a, u64 b)
+{
+	u64 q = 0, r = 0;
+	int i;
+
+	for (i = 63; i >= 0; i--) {
+		r = (r << 1) | ((a >> i) & 1);
+		if (r >= b) {
+			r -= b;
+			q |= 1ULL << i;
+		}
+	}
+	return q;
 }
 
 static u32 cxlt_heat_bin(u32 h)
@@ -183,13 +227,6 @@ static u32 cxlt_page_hint(const struct cxlt_page *pg)
 	return (pg->flags & CXLT_PF_HINT_MASK) >> CXLT_PF_HINT_SHIFT;
 }
 
-/* Heat of a page sampled in every period: the scale of the noise model. */
-static u32 cxlt_heat_full(const struct cxlt_policy *pol)
-{
-	return (1U << CXLT_HEAT_SHIFT) -
-	       (1U << (CXLT_HEAT_SHIFT - pol->params.decay_shift));
-}
-
 static bool cxlt_params_valid(const struct cxlt_policy_params *params)
 {
 	if (!params)
@@ -199,26 +236,73 @@ static bool cxlt_params_valid(const struct cxlt_policy_params *params)
 		return false;
 	if (params->decay_shift < 1 || params->decay_shift > 8)
 		return false;
-	if (params->change_bits > 30)
+	if (params->idle_bits > 30 || params->burst_bits > 30)
 		return false;
 	if (params->hyst_steps >= CXLT_NBINS)
 		return false;
 	return true;
 }
 
+static void cxlt_run_table(u8 *need, u32 bits)
+{
+	u32 i, n;
+
+	for (i = 0; i < 16; i++) {
+		n = CXLT_NEVER;
+		if (bits && cxlt_run_unit[i] != 0xffff)
+			n = (bits * cxlt_run_unit[i] + 255) >> 8;
+		/* A run saturates at CXLT_RUN_MAX: longer needs never trigger. */
+		need[i] = n > CXLT_RUN_MAX ? CXLT_NEVER : n;
+	}
+}
+
+/*
+ * After k periods an average that started at 0 has mean w q M_k and variance
+ * w^2 q (1 - q) V_k, with M_k = (1 - a)(M_k-1 + 1), V_k = (1 - a)^2 (V_k-1 + 1)
+ * and a = 2^-decay_shift.  Hence full = w M_k, and, writing q = h / full,
+ * var = h (full - h) V_k / M_k^2, that is D = M_k^2 / V_k: 1 after one period,
+ * 2^(decay_shift + 1) - 1 in the long run.
+ */
+static void cxlt_noise_step(struct cxlt_policy *pol)
+{
+	u32 d = pol->params.decay_shift;
+	u64 x;
+
+	x = pol->mean_fp + CXLT_FP_ONE;
+	pol->mean_fp = x - (x >> d);
+	x = pol->var_fp + CXLT_FP_ONE;
+	pol->var_fp = x - (x >> (d - 1)) + (x >> (2 * d));
+}
+
+static void cxlt_noise_commit(struct cxlt_policy *pol)
+{
+	u64 d;
+
+	/* w M_k with w = 2^(15 - decay_shift) and M_k in 16.16 */
+	pol->full = pol->mean_fp >> (1 + pol->params.decay_shift);
+	if (!pol->full)
+		pol->full = 1;
+	d = pol->var_fp ? cxlt_div64(pol->mean_fp * pol->mean_fp,
+				     pol->var_fp) : 0;
+	d = (d + (CXLT_FP_ONE >> 1)) >> 16;
+	pol->noise_div = d ? d : 1;
+	pol->qmul = cxlt_div64(16ULL << 32, pol->full);
+}
+
 static void cxlt_commit_params(struct cxlt_policy *pol,
 			       const struct cxlt_policy_params *params)
 {
-	u32 i, need;
+	u32 k;
 
 	pol->params = *params;
-	for (i = 0; i < 16; i++) {
-		need = CXLT_NEVER;
-		if (params->change_bits && cxlt_run_unit[i] != 0xffff)
-			need = (params->change_bits * cxlt_run_unit[i] + 255) >> 8;
-		/* A run saturates at CXLT_RUN_MAX: longer needs never trigger. */
-		pol->run_need[i] = need > CXLT_RUN_MAX ? CXLT_NEVER : need;
-	}
+	cxlt_run_table(pol->idle_need, params->idle_bits);
+	cxlt_run_table(pol->burst_need, params->burst_bits);
+	/* Replay the noise model for the new decay over the same age. */
+	pol->mean_fp = 0;
+	pol->var_fp = 0;
+	for (k = 0; k < pol->age; k++)
+		cxlt_noise_step(pol);
+	cxlt_noise_commit(pol);
 }
 
 /**
@@ -248,9 +332,12 @@ size_t cxlt_policy_size(u32 npages)
  * @fast_pages: fast-tier pages the policy may fill
  *
  * The budget is 1/16 of the fast tier per period, so a complete refill takes
- * 16 periods; the watermarks are small because the fast tier is shared with
- * the rest of the system, whose own reclaim keeps its free memory; the change
- * test expects one false alarm every other period over the whole table.
+ * 16 periods.  The watermarks are small because the fast tier is shared with
+ * the rest of the system, whose own reclaim keeps its free memory.  A burst
+ * false alarm costs two migrations, so its probability is set to about one
+ * every other period over the whole table; an idle false alarm only makes a
+ * page a candidate for demotion, so its test is looser and faster.  The
+ * reasons for the other values are in Documentation/design.rst.
  *
  * Return: 0, or -EINVAL if @params is NULL or @npages is 0.
  */
@@ -264,8 +351,9 @@ int cxlt_policy_default_params(struct cxlt_policy_params *params, u32 npages,
 	params->wmark_high = fast_pages >> 7;
 	params->budget = fast_pages >> 4 ? fast_pages >> 4 : 1;
 	params->decay_shift = 5;
-	params->change_bits = cxlt_min(cxlt_log2(npages) + 2, 30);
-	params->confidence = 12;
+	params->idle_bits = 8;
+	params->burst_bits = cxlt_min(cxlt_log2(npages) + 1, 30);
+	params->confidence = 6;
 	params->hyst_steps = 4;
 	params->min_resid = 4;
 	return 0;
@@ -284,7 +372,8 @@ int cxlt_policy_default_params(struct cxlt_policy_params *params, u32 npages,
  *
  * Return: 0, or -EINVAL for a NULL pointer, misaligned or short memory, zero
  * pages or invalid tunables (watermarks out of order or above the fast tier,
- * decay_shift outside 1..8, change_bits above 30, hyst_steps above 111).
+ * decay_shift outside 1..8, idle_bits or burst_bits above 30, hyst_steps
+ * above 111).
  */
 int cxlt_policy_init(struct cxlt_policy **out, void *mem, size_t size,
 		     u32 npages, const struct cxlt_policy_params *params)
@@ -452,28 +541,24 @@ int cxlt_policy_record_access(struct cxlt_policy *pol, u32 page, u32 count)
 }
 
 /*
- * The change test of DOC: Method on one page: returns the new heat.  The
- * heat/2048 index rounds q down for idle runs and up for sampled runs, so a
- * run is judged against the heat most favourable to it.  A run that fails
- * the test replaces the heat by the run's own estimate, as ARMS switches to
- * its short average on a change: k idle periods say q = 1/(k + 2), k sampled
- * ones (k + 1)/(k + 2) (Laplace's rule of succession).
+ * The change test of DOC: Method on one page: returns the new heat.  q is
+ * rounded down for idle runs and up for sampled runs (the tables are built
+ * that way), so a run is judged against the heat most favourable to it.
  */
 static u32 cxlt_change(const struct cxlt_policy *pol, u32 heat, int run,
 		       bool *changed)
 {
-	u32 full = cxlt_heat_full(pol);
-	u32 q = cxlt_min(heat >> (CXLT_HEAT_SHIFT - 4), 15);
-	u32 est;
+	u32 full = pol->full, est;
+	u32 q = cxlt_min((heat * pol->qmul) >> 32, 15);
 
-	if (run < 0 && -run >= pol->run_need[q]) {
-		est = full / (-run + 2);
+	if (run < 0 && -run >= pol->idle_need[q]) {
+		est = -run < 16 ? full >> -run : 0;
 		if (heat > est) {
 			*changed = true;
 			return est;
 		}
-	} else if (run > 0 && run >= pol->run_need[15 - q]) {
-		est = full - full / (run + 2);
+	} else if (run > 0 && run >= pol->burst_need[15 - q]) {
+		est = full - (run < 16 ? full >> run : 0);
 		if (heat < est) {
 			*changed = true;
 			return est;
@@ -497,49 +582,28 @@ static u32 cxlt_hot_bin(const u32 *rank, u64 avail)
 	if (!avail)
 		return CXLT_NBINS;
 	for (b = CXLT_NBINS - 1; b >= 1; b--) {
-		if (acc + rank[b] > avail)
+		if (!rank[b])
+			continue;
+		if (acc + rank[b] > avail) {
+			if (!acc)
+				hot = b;
 			break;
+		}
 		acc += rank[b];
 		hot = b;
-	}
-	if (hot == CXLT_NBINS) {
-		for (b = CXLT_NBINS - 1; b >= 1 && !rank[b]; b--)
-			;
-		if (b >= 1)
-			hot = b;
 	}
 	return hot;
 }
 
-/* a / b for b != 0, by shift and subtract: no 64-bit division helper. */
-static u64 cxlt_div64(u64 a, u64 b)
-{
-	u64 q = 0, r = 0;
-	int i;
-
-	for (i = 63; i >= 0; i--) {
-		r = (r << 1) | ((a >> i) & 1);
-		if (r >= b) {
-			r -= b;
-			q |= 1ULL << i;
-		}
-	}
-	return q;
-}
-
 /*
- * How much of the spread of heat over the ranked pages is real, in 1/256:
- * 1 - (sampling noise variance) / (observed variance), from the histogram.
- * Under uniform access all the spread is noise and this is near 0; under a
- * skewed one it is near 256.  It is the shrinkage factor of an empirical
- * Bayes estimate: a page's expected heat is the mean plus skew/256 of its
- * distance from the mean, so a difference of heat predicts skew/256 of
- * itself.  Heats are taken in units of 16 to keep the sums in 64 bits.
+ * The skew of DOC: Method, in 1/256: 1 - noise variance / observed variance
+ * of heat over the ranked pages, from their histogram.  Heats are taken in
+ * units of 16 to keep the sums within 64 bits for 2^32 pages.
  */
 static u32 cxlt_skew(const struct cxlt_policy *pol, const u32 *rank)
 {
-	u64 full = cxlt_heat_full(pol) >> 4, n = 0, s1 = 0, s2 = 0, sv = 0;
-	u64 mean, var, noise, m;
+	u64 full = pol->full >> 4, n = 0, s1 = 0, s2 = 0, sv = 0;
+	u64 one = full / pol->noise_div, mean, var, noise, m;
 	u32 b;
 
 	for (b = 0; b < CXLT_NBINS; b++) {
@@ -551,14 +615,14 @@ static u32 cxlt_skew(const struct cxlt_policy *pol, const u32 *rank)
 		n += rank[b];
 		s1 += rank[b] * m;
 		s2 += rank[b] * m * m;
-		sv += rank[b] * m * (full - m);
+		sv += rank[b] * (m + one) * (full - m + one);
 	}
 	if (!n)
 		return 0;
 	mean = cxlt_div64(s1, n);
 	var = cxlt_div64(s2, n);
 	var = var > mean * mean ? var - mean * mean : 0;
-	noise = cxlt_div64(sv, n * ((2ULL << pol->params.decay_shift) - 1));
+	noise = cxlt_div64(sv, n * pol->noise_div);
 	if (noise >= var)
 		return 0;
 	return 256 - (u32)cxlt_div64(noise << 8, var);
@@ -569,8 +633,9 @@ static u32 cxlt_skew(const struct cxlt_policy *pol, const u32 *rank)
  * @pol: state
  *
  * Decays the heat of every page, applies the change test, and builds the
- * histograms and the hot threshold that the next cxlt_policy_select() uses.
- * Resets the period's migration budget.  One pass over the page table.
+ * histograms, the hot threshold and the skew that the next
+ * cxlt_policy_select() uses.  Resets the period's migration budget.  One
+ * pass over the page table.
  *
  * Return: 0, or -EINVAL if @pol is NULL.
  */
@@ -583,6 +648,11 @@ int cxlt_policy_end_period(struct cxlt_policy *pol)
 
 	if (!pol)
 		return -EINVAL;
+	if (pol->age < CXLT_AGE_MAX) {
+		pol->age++;
+		cxlt_noise_step(pol);
+		cxlt_noise_commit(pol);
+	}
 	decay = pol->params.decay_shift;
 	min_resid = pol->params.min_resid;
 	for (b = 0; b < CXLT_NBINS; b++) {
@@ -606,7 +676,8 @@ int cxlt_policy_end_period(struct cxlt_policy *pol)
 		pg->run = run;
 		pg->flags &= ~CXLT_PF_TOUCHED;
 		heat = pg->heat;
-		heat -= heat >> decay;
+		/* Rounded up, so that a small heat still reaches 0. */
+		heat -= (heat + (1U << decay) - 1) >> decay;
 		heat = cxlt_change(pol, heat, run, &changed);
 		if (changed)
 			pol->stats.changes++;
@@ -658,33 +729,45 @@ int cxlt_policy_end_period(struct cxlt_policy *pol)
 		pol->stats.promote_candidates += pol->hist_slow[b];
 	pol->stats.hot_heat = pol->hot_bin < CXLT_NBINS ?
 			      cxlt_bin_floor(pol->hot_bin) : CXLT_HEAT_MAX + 1;
+	pol->stats.skew = pol->skew;
 	pol->stats.periods++;
-	pol->used_promote = 0;
-	pol->used_demote = 0;
+	pol->selected = false;
 	return 0;
 }
 
 /*
- * Is a slow page of heat @hs worth a fast page of heat @hf?  The heat of a
- * page sampled in a fraction q of the periods has variance
- * full^2 q (1 - q) / (2^(decay_shift + 1) - 1), that is h (full - h) / that
- * divisor; the difference must exceed confidence/4 standard deviations of
- * the difference of two independent pages.  Squared, in 64-bit integers.
+ * D times the noise variance of heat @h.  The plain h (full - h) says a page
+ * sampled in none or all of its periods has no noise at all, which is absurd
+ * after a few periods; one pseudo-sample on each side (Laplace) fixes that.
+ */
+static u64 cxlt_var(const struct cxlt_policy *pol, u32 h)
+{
+	u64 one = pol->full / pol->noise_div;
+
+	h = cxlt_min(h, pol->full);
+	return (h + one) * (pol->full - h + one);
+}
+
+/*
+ * Is a slow page of heat @hs worth a fast page of heat @hf?  The difference,
+ * shrunk by the skew, must exceed confidence/4 standard deviations of the
+ * noise of the difference of two pages:
+ *   skew (hs - hf)^2 > (conf/4)^2 (var(hs) + var(hf)),
+ * scaled to integers.
  */
 static bool cxlt_worth(const struct cxlt_policy *pol, u32 hs, u32 hf)
 {
-	u32 full = cxlt_heat_full(pol);
 	u64 diff, lhs, rhs, conf = pol->params.confidence;
 
-	hs = cxlt_min(hs, full);
-	hf = cxlt_min(hf, full);
 	if (hs <= hf)
 		return false;
-	diff = hs - hf;
-	lhs = diff * diff * ((2ULL << pol->params.decay_shift) - 1) * 16 *
-	      pol->skew;
-	rhs = conf * conf * ((u64)hs * (full - hs) + (u64)hf * (full - hf)) *
-	      256;
+	if (!conf)
+		return true;
+	hs = cxlt_min(hs, pol->full);
+	hf = cxlt_min(hf, pol->full);
+	diff = hs > hf ? hs - hf : 0;
+	lhs = diff * diff * pol->noise_div * 16 * pol->skew;
+	rhs = conf * conf * (cxlt_var(pol, hs) + cxlt_var(pol, hf)) * 256;
 	return lhs > rhs;
 }
 
@@ -815,10 +898,11 @@ static void cxlt_plan_counts(const struct cxlt_policy *pol,
  * @pol: state
  * @plan: caller's arrays in, chosen pages out
  *
- * Uses the ranking of the last cxlt_policy_end_period(); call it right
- * after.  At most the period's budget in each direction is planned, less
- * what earlier calls in the same period planned, and never more than the
- * arrays hold.  Order of choice: COLD-hinted fast pages; the coldest fast
+ * Uses the ranking of the last cxlt_policy_end_period(); call it once,
+ * right after: further calls in the same period choose nothing, since the
+ * pages chosen have not moved yet.  At most the budget is planned in each
+ * direction, and never more than the arrays hold (size them to the budget).
+ * Order of choice: COLD-hinted fast pages; the coldest fast
  * pages when free fast pages are below the low watermark (up to the high
  * one); HOT-hinted slow pages; hot slow pages into free room above the high
  * watermark; then exchanges of hot slow pages for cold fast pages that pass
@@ -839,15 +923,15 @@ int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
 		return -EINVAL;
 	plan->nr_promote = 0;
 	plan->nr_demote = 0;
-	/* used_* never exceed the budget, but the budget may have shrunk. */
-	bp = 0;
-	bd = 0;
-	if (pol->used_promote < pol->params.budget)
-		bp = cxlt_min(pol->params.budget - pol->used_promote,
-			      plan->promote_max);
-	if (pol->used_demote < pol->params.budget)
-		bd = cxlt_min(pol->params.budget - pol->used_demote,
-			      plan->demote_max);
+	/*
+	 * One selection per period: a second one would choose the same pages
+	 * again, as nothing has moved yet.
+	 */
+	if (pol->selected)
+		return 0;
+	pol->selected = true;
+	bp = cxlt_min(pol->params.budget, plan->promote_max);
+	bd = cxlt_min(pol->params.budget, plan->demote_max);
 	if (!bp && !bd)
 		return 0;
 
@@ -900,8 +984,6 @@ int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
 			break;
 	}
 	pol->rotor = i;
-	pol->used_promote += plan->nr_promote;
-	pol->used_demote += plan->nr_demote;
 	return 0;
 }
 
