@@ -105,6 +105,7 @@ enum cxlt_cxl_region_state {
  * @nid: node of the address range (its CXL window's), NUMA_NO_NODE when unknown
  * @nr_blades: targets set so far
  * @blades: memdev names of the targets, in interleave position order
+ * @dax_dev: the region's dax device (dax0.0) when dax_cxl made one, else empty
  */
 struct cxlt_cxl_region_info {
 	char mode[8];
@@ -116,6 +117,7 @@ struct cxlt_cxl_region_info {
 	int nid;
 	u32 nr_blades;
 	char blades[CXLT_MAX_WAYS][CXLT_NAME_LEN];
+	char dax_dev[CXLT_NAME_LEN];
 };
 
 /* Does not know about tiers: a registered region reads as committed here. */

@@ -151,8 +151,12 @@ static int cxlt_match_any(struct device *dev, void *unused)
 	return 1;
 }
 
-/* dax_cxl puts a cxl_dax_region under the region and the dax device (daxX.Y) under it. */
-static enum cxlt_cxl_region_state cxlt_cxl_region_dax_state(struct device *region)
+/*
+ * dax_cxl puts a cxl_dax_region under the region and the dax device (daxX.Y) under it;
+ * CXL dax devices bind to kmem (or to device_dax when an admin reconfigures them).
+ */
+static enum cxlt_cxl_region_state
+cxlt_cxl_region_dax_state(struct device *region, char *dax_name, size_t len)
 {
 	enum cxlt_cxl_region_state state = CXLT_CXLR_COMMITTED;
 	struct device *daxr, *dax;
@@ -162,6 +166,7 @@ static enum cxlt_cxl_region_state cxlt_cxl_region_dax_state(struct device *regio
 		return state;
 	dax = device_find_child(daxr, NULL, cxlt_match_any);
 	if (dax) {
+		strscpy(dax_name, dev_name(dax), len);
 		device_lock(dax);
 		if (dax->driver)
 			state = strcmp(dax->driver->name, "kmem") ? CXLT_CXLR_DAX :
@@ -248,7 +253,9 @@ int cxlt_cxl_region_info(struct device *region, struct cxlt_cxl_region_info *inf
 
 	if (info->size)
 		info->nid = phys_to_target_node(info->start);
-	info->state = commit ? cxlt_cxl_region_dax_state(region) : CXLT_CXLR_UNCOMMITTED;
+	info->state = commit ? cxlt_cxl_region_dax_state(region, info->dax_dev,
+							 sizeof(info->dax_dev)) :
+			       CXLT_CXLR_UNCOMMITTED;
 	return 0;
 }
 

@@ -173,12 +173,12 @@ static int cxlt_tier_check(const char *name, const struct cxlt_cxl_region_info *
 			name, name);
 		return -ENXIO;
 	case CXLT_CXLR_DAX:
-		pr_warn("tier add %s: held by device_dax; free it with: echo dax_%s > /sys/bus/cxl/drivers/cxl_dax_region/unbind\n",
-			name, name);
+		pr_warn("tier add %s: %s holds it (device_dax); free it with: echo %s > /sys/bus/dax/drivers/device_dax/unbind\n",
+			name, info->dax_dev, info->dax_dev);
 		return -EBUSY;
 	case CXLT_CXLR_SYSTEM_RAM:
-		pr_warn("tier add %s: onlined by kmem; free it with: daxctl offline-memory all && echo dax_%s > /sys/bus/cxl/drivers/cxl_dax_region/unbind\n",
-			name, name);
+		pr_warn("tier add %s: %s holds it as System RAM (kmem); free it with: daxctl offline-memory %s; echo %s > /sys/bus/dax/drivers/kmem/unbind\n",
+			name, info->dax_dev, info->dax_dev, info->dax_dev);
 		return -EBUSY;
 	case CXLT_CXLR_COMMITTED:
 		break;

@@ -62,6 +62,8 @@
 #define CXLT_PF_TOUCHED		0x10
 /* The last migration attempt failed: hints wait out min_resid as well. */
 #define CXLT_PF_BACKOFF		0x20
+/* The current run has failed the change test and has been counted. */
+#define CXLT_PF_ALARM		0x40
 
 /**
  * struct cxlt_page - what the policy keeps per page: 6 bytes
@@ -102,6 +104,8 @@ struct cxlt_page {
  * @n_cold_fast: COLD-hinted fast pages that may move
  * @n_fast_elig: unhinted fast pages that heat may move
  * @selected: the current period's selection is made
+ * @alarms: pages in alarm in the current period, idle and sampled runs
+ * @gate: the last period's alarms showed a change of phase
  * @stats: counters reported by cxlt_policy_get_stats()
  * @hist_slow: unhinted slow pages heat may move, by step
  * @hist_fast: unhinted fast pages heat may move, by step
@@ -127,6 +131,8 @@ struct cxlt_policy {
 	u32 n_cold_fast;
 	u32 n_fast_elig;
 	bool selected;
+	u32 alarms[2];
+	bool gate[2];
 	struct cxlt_policy_stats stats;
 	u32 hist_slow[CXLT_NBINS];
 	u32 hist_fast[CXLT_NBINS];
@@ -544,27 +550,48 @@ int cxlt_policy_record_access(struct cxlt_policy *pol, u32 page, u32 count)
  * The change test of DOC: Method on one page: returns the new heat.  q is
  * rounded down for idle runs and up for sampled runs (the tables are built
  * that way), so a run is judged against the heat most favourable to it.
+ * A run that fails the test is counted once; the heat is replaced only while
+ * the gate is open (see cxlt_change_gate()).
  */
-static u32 cxlt_change(const struct cxlt_policy *pol, u32 heat, int run,
-		       bool *changed)
+static u32 cxlt_change(struct cxlt_policy *pol, struct cxlt_page *pg, u32 heat)
 {
-	u32 full = pol->full, est;
+	u32 full = pol->full, est, dir;
 	u32 q = cxlt_min((heat * pol->qmul) >> 32, 15);
+	int run = pg->run;
 
 	if (run < 0 && -run >= pol->idle_need[q]) {
 		est = -run < 16 ? full >> -run : 0;
-		if (heat > est) {
-			*changed = true;
-			return est;
-		}
+		if (heat <= est)
+			return heat;
+		dir = 0;
 	} else if (run > 0 && run >= pol->burst_need[15 - q]) {
 		est = full - (run < 16 ? full >> run : 0);
-		if (heat < est) {
-			*changed = true;
-			return est;
-		}
+		if (heat >= est)
+			return heat;
+		dir = 1;
+	} else {
+		return heat;
 	}
-	return heat;
+	if (!(pg->flags & CXLT_PF_ALARM)) {
+		pg->flags |= CXLT_PF_ALARM;
+		pol->alarms[dir]++;
+	}
+	if (!pol->gate[dir])
+		return heat;
+	pol->stats.changes++;
+	return est;
+}
+
+/*
+ * A page starts a run that fails the test with probability at most 2^-bits
+ * per period when nothing changed, so @n pages give about n / 2^bits new
+ * alarms.  Several times that, and the alarms are a change of phase, not
+ * chance: open the gate for the next period.  Below it they are false
+ * alarms, and acting on them would move pages only to move them back.
+ */
+static bool cxlt_change_gate(u32 alarms, u32 n, u32 bits)
+{
+	return bits && alarms > 4 * (n >> bits) + 16;
 }
 
 /*
@@ -642,7 +669,7 @@ static u32 cxlt_skew(const struct cxlt_policy *pol, const u32 *rank)
 int cxlt_policy_end_period(struct cxlt_policy *pol)
 {
 	u32 rank[CXLT_NBINS];
-	u32 decay, min_resid, i, b, tier, hint, heat;
+	u32 decay, min_resid, i, b, tier, hint, heat, n;
 	u64 fixed = 0, cap;
 	bool may_move;
 
@@ -663,24 +690,30 @@ int cxlt_policy_end_period(struct cxlt_policy *pol)
 	pol->n_hot_slow = 0;
 	pol->n_cold_fast = 0;
 	pol->n_fast_elig = 0;
+	n = pol->nr_fast + pol->nr_slow;
+	pol->gate[0] = cxlt_change_gate(pol->alarms[0], n, pol->params.idle_bits);
+	pol->gate[1] = cxlt_change_gate(pol->alarms[1], n,
+					pol->params.burst_bits);
+	pol->alarms[0] = 0;
+	pol->alarms[1] = 0;
 
 	for (i = 0; i < pol->npages; i++) {
 		struct cxlt_page *pg = &pol->pages[i];
-		bool changed = false;
 		int run = pg->run;
 
 		if (pg->flags & CXLT_PF_TOUCHED)
 			run = run > 0 ? run + (run < CXLT_RUN_MAX) : 1;
 		else
 			run = run < 0 ? run - (run > -CXLT_RUN_MAX) : -1;
+		/* A new run: its alarm, if any, is yet to be counted. */
+		if (run == 1 || run == -1)
+			pg->flags &= ~CXLT_PF_ALARM;
 		pg->run = run;
 		pg->flags &= ~CXLT_PF_TOUCHED;
 		heat = pg->heat;
 		/* Rounded up, so that a small heat still reaches 0. */
 		heat -= (heat + (1U << decay) - 1) >> decay;
-		heat = cxlt_change(pol, heat, run, &changed);
-		if (changed)
-			pol->stats.changes++;
+		heat = cxlt_change(pol, pg, heat);
 		pg->heat = heat;
 		pg->bin = cxlt_heat_bin(heat);
 		if (pg->resid < CXLT_RESID_MAX)

@@ -476,4 +476,67 @@ out:
 	cxlt_write("/sys/kernel/mm/numa/demotion_enabled", "0");
 }
 
+/*
+ * A region held by the stock CXL path (dax_cxl + kmem) is refused with EBUSY, and once
+ * freed the way the kernel log says, it registers.
+ */
+FIXTURE(stock) {
+	char region[64];
+};
+
+FIXTURE_SETUP(stock)
+{
+	if (!cxlt_module_loaded())
+		SKIP(return, "cxltier.ko is not loaded");
+	if (find_region("committed", self->region, sizeof(self->region)))
+		SKIP(return, "no committed CXL RAM region");
+	if (system("modprobe -a dax_cxl kmem"))
+		SKIP(return, "dax_cxl/kmem modules are missing");
+}
+
+FIXTURE_TEARDOWN(stock)
+{
+	char arg[96];
+
+	if (self->region[0] && !access(CXLT_SYSFS "/tiers", F_OK)) {
+		snprintf(arg, sizeof(arg), CXLT_SYSFS "/tiers/%s", self->region);
+		if (!access(arg, F_OK))
+			tier_cmd("tier_remove", self->region);
+	}
+	system("modprobe -r kmem dax_cxl 2>/dev/null");
+}
+
+TEST_F(stock, kmem_held_region_refused_then_freed)
+{
+	char path[PATH_MAX], state[32], cmd[512];
+	int i;
+
+	/* kmem binds the region's dax device asynchronously. */
+	snprintf(path, sizeof(path), CXLT_SYSFS "/cxl_regions/%s/state", self->region);
+	for (i = 0; i < 50; i++) {
+		ASSERT_EQ(0, cxlt_read(path, state, sizeof(state)));
+		if (!strcmp(state, "system-ram"))
+			break;
+		usleep(100 * 1000);
+	}
+	ASSERT_STREQ("system-ram", state);
+	EXPECT_EQ(-EBUSY, tier_cmd("tier_add", self->region));
+
+	/* The kernel log names the dax device and the commands that free it. */
+	snprintf(cmd, sizeof(cmd),
+		 "dmesg | grep 'tier add %s:' | tail -n1 | sed -n 's/.*free it with: //p' >/tmp/freecmd",
+		 self->region);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, cxlt_read("/tmp/freecmd", cmd, sizeof(cmd)));
+	ASSERT_NE(NULL, strstr(cmd, "daxctl offline-memory dax")) TH_LOG("%s", cmd);
+	TH_LOG("running: %s", cmd);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, cxlt_read(path, state, sizeof(state)));
+	EXPECT_STREQ("committed", state);
+	EXPECT_EQ(0, tier_cmd("tier_add", self->region));
+	ASSERT_EQ(0, cxlt_read(path, state, sizeof(state)));
+	EXPECT_STREQ("tier", state);
+	EXPECT_GT(tier_node(self->region), 0);
+}
+
 TEST_HARNESS_MAIN
