@@ -6,7 +6,9 @@
 # Theory of operation: the guest booted with cxltier.ko loaded.  Unload it and check
 # that its sysfs tree goes and cxltierctl says the module is missing; load it again
 # and check the same blades and regions come back; a second load is refused; unload
-# and load 20 times in a row leaves the kernel log clean (checked by the dmesg guard).
+# and load 20 times in a row leaves the kernel log clean (checked by the dmesg guard);
+# auto_register=1 registers every committed RAM region, now and later, and the tiers
+# keep the module loaded until they are removed.
 # KTAP via the kselftest helpers of linux-source-6.12 would need its ktap_helpers.sh
 # in the guest; this script prints plain TAP lines instead.
 set -u
@@ -46,6 +48,37 @@ for i in $(seq 20); do
 done
 check "20 unload/load cycles" $loops_ok
 check "module is loaded at the end" test -d /sys/kernel/cxltier
+
+# auto_register=1: every committed RAM region becomes a tier at load, and so does one
+# that appears later; tiers pin the module until removed.
+committed=$(grep -l '^committed$' /sys/kernel/cxltier/cxl_regions/*/state | wc -l)
+check "unload before auto_register" rmmod cxltier
+check "load with auto_register=1" insmod "$KO" auto_register=1
+tiers=$(ls /sys/kernel/cxltier/tiers | wc -l)
+check "every committed region ($committed) became a tier" test "$tiers" -eq "$committed" -a "$tiers" -gt 0
+check "unload is refused while tiers exist" bash -c "! rmmod cxltier 2>/dev/null"
+last=$(ls /sys/kernel/cxltier/tiers | sort -V | tail -n1)
+targets=$(cat /sys/kernel/cxltier/tiers/$last/blades)
+check "remove the last tier" sh -c "echo $last > /sys/kernel/cxltier/tier_remove"
+# Tear the region down and build it again over the same blades.
+D=/sys/bus/cxl/devices
+root=$(basename "$(dirname "$(readlink -f $D/$last)")")
+decs=$(for i in $(seq 0 $(($(cat $D/$last/interleave_ways) - 1))); do cat $D/$last/target$i; done)
+echo "$last" >/sys/bus/cxl/drivers/cxl_region/unbind
+echo 0 >$D/$last/commit
+echo "$last" >$D/$root/delete_region
+for d in $decs; do echo 0 >$D/$d/dpa_size; done
+new=$(cxlt-mkregion $targets 2>&1 | tail -n1)
+for i in $(seq 50); do [ -d /sys/kernel/cxltier/tiers/$new ] && break; sleep 0.2; done
+check "a region created later ($new) becomes a tier by itself" test -d /sys/kernel/cxltier/tiers/$new
+removed=true
+for t in /sys/kernel/cxltier/tiers/*; do
+	echo "$(basename "$t")" >/sys/kernel/cxltier/tier_remove || removed=false
+done
+check "remove every tier" $removed
+check "unload after the tiers are gone" rmmod cxltier
+check "load without parameters" insmod "$KO"
+check "bad parameter value is refused" bash -c "! insmod $KO rescan_delay_ms=99999 2>/dev/null"
 
 out=$(cxltierctl list 2>&1); rc=$?
 check "cxltierctl list succeeds" test $rc -eq 0
