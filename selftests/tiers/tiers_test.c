@@ -462,7 +462,7 @@ TEST_F_TIMEOUT(tier, demotion_and_promotion, 600)
 	EXPECT_GT(vmstat("pgdemote_"), dem0);
 
 	/* Keep the first (demoted, coldest) pages hot for a while. */
-	for (round = 0; round < 40 && vmstat("pgpromote_success") == pro0; round++) {
+	for (round = 0; round < 120 && vmstat("pgpromote_success") == pro0; round++) {
 		for (i = 0; i < hot; i += PAGE)
 			p[i]++;
 		usleep(250 * 1000);
