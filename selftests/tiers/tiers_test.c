@@ -473,6 +473,9 @@ TEST_F_TIMEOUT(tier, demotion_and_promotion, 600)
 			p[i]++;
 		usleep(250 * 1000);
 	}
+	TH_LOG("pgpromote_success +%lu after %d rounds", vmstat("pgpromote_success") - pro0,
+	       round);
+	EXPECT_GT(vmstat("pgpromote_success"), pro0);
 	munmap(p, len);
 out:
 	cxlt_write("/proc/sys/kernel/numa_balancing", "0");
