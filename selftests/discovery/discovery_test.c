@@ -8,7 +8,7 @@
  * Theory of operation: the CXL core's sysfs is the reference; each test walks it and
  * compares cxltier's view.  The topology's expectations come from the environment
  * qemu/run sets (CXLT_BLADES, CXLT_REGIONS: one word per region, the blades' serials
- * joined by commas, in interleave order).
+ * joined by commas, in interleave order, "pmem:" in front for a pmem region).
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -203,7 +203,8 @@ TEST_F(discovery, blade_lists_its_regions)
 }
 
 /* Everything the booted topology defines is found: its blades and, for each region spec,
- * a region over exactly those blades in that order, each on a NUMA node of its own. */
+ * a region of that mode over exactly those blades in that order, each on a NUMA node of
+ * its own. */
 TEST_F(discovery, topology_complete)
 {
 	const char *nblades = getenv("CXLT_BLADES"), *specs = getenv("CXLT_REGIONS");
@@ -216,8 +217,16 @@ TEST_F(discovery, topology_complete)
 
 	list = strdup(specs);
 	for (spec = strtok_r(list, " ", &save); spec; spec = strtok_r(NULL, " ", &save)) {
-		char want[256] = "", *serial, *s2 = NULL, *copy = strdup(spec);
+		char want[256] = "", *serial, *s2 = NULL, *copy;
+		const char *mode = "ram";
 		bool found = false;
+
+		/* "[pmem:]SERIAL[,SERIAL...]" */
+		if (!strncmp(spec, "pmem:", 5)) {
+			spec += 5;
+			mode = "pmem";
+		}
+		copy = strdup(spec);
 
 		/* Translate serials to memdev names through the blades' serial files. */
 		for (serial = strtok_r(copy, ",", &s2); serial; serial = strtok_r(NULL, ",", &s2)) {
@@ -240,6 +249,9 @@ TEST_F(discovery, topology_complete)
 				       self->regions.name[i], "blades"))
 				continue;
 			if (strcmp(got, want))
+				continue;
+			if (cxlt_readf(got, sizeof(got), CXLT_SYSFS "/cxl_regions/%s/%s",
+				       self->regions.name[i], "mode") || strcmp(got, mode))
 				continue;
 			found = true;
 			nodes[nnodes] = (int)cxlt_read_u64(CXLT_SYSFS "/cxl_regions/%s/%s",
@@ -327,7 +339,9 @@ TEST_F(discovery, region_teardown_and_recreate)
 	/* Recreate it from the topology's last spec. */
 	last = strrchr(specs, ' ');
 	last = last ? last + 1 : (char *)specs;
-	snprintf(cmd, sizeof(cmd), "cxlt-mkregion $(echo %s | tr , ' ') >/tmp/newregion", last);
+	snprintf(cmd, sizeof(cmd), "cxlt-mkregion -m %s $(echo %s | tr , ' ') >/tmp/newregion",
+		 strncmp(last, "pmem:", 5) ? "ram" : "pmem",
+		 strncmp(last, "pmem:", 5) ? last : last + 5);
 	ASSERT_EQ(0, system(cmd));
 	ASSERT_EQ(0, cxlt_read("/tmp/newregion", r, sizeof(r)));
 	snprintf(mirror, sizeof(mirror), CXLT_SYSFS "/cxl_regions/%s", r);
