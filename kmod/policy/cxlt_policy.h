@@ -75,10 +75,12 @@ enum cxlt_hint {
  *	direction (pages per period); 0 stops all migration
  * @decay_shift: heat loses 1/2^@decay_shift of itself every period, so it
  *	averages over about 2^@decay_shift periods (1..8)
- * @idle_bits: a run of idle periods that has probability below
- *	2^-@idle_bits at the page's heat replaces the heat by the run's
- *	estimate (0 disables; 1..30)
- * @burst_bits: the same for a run of sampled periods (0 disables; 1..30)
+ * @idle_bits: a run of idle periods with probability below 2^-@idle_bits
+ *	at the page's heat is an alarm; when a period has many more alarms
+ *	than chance gives, the heat of those pages is replaced by the run's
+ *	own estimate (bits; 0 disables, 1..30)
+ * @burst_bits: the same for runs of sampled periods (bits; 0 disables,
+ *	1..30)
  * @confidence: a slow page replaces a fast one only when its heat is higher
  *	by this many quarter standard deviations of the sampling noise, after
  *	discounting by the skew of the workload (quarter sigmas; 0 accepts any
@@ -134,7 +136,7 @@ struct cxlt_policy_plan {
  * @hot_heat: heat from which a page belongs on the fast tier (lower bound
  *	of the hot threshold's histogram step)
  * @promote_candidates: slow pages at or above the hot threshold
- * @changes: heat resets by the change test, since init
+ * @changes: heats replaced by the change test, since init
  * @skew: share of the variance of heat that is not sampling noise, in
  *	1/256 (0: no page is reliably hotter than another)
  */

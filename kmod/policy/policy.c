@@ -19,10 +19,14 @@
  * Change test.  A long average is stable but slow to follow a phase change;
  * ARMS switches to a short one when the two disagree.  One signed byte does
  * that job here: the run of consecutive sampled (or idle) periods.  Under a
- * heat that says q, k idle periods in a row have probability (1 - q)^k; when
- * that is below 2^-idle_bits the page has changed and its heat is replaced by
- * what the run says, q = 1/(k + 2) (Laplace's rule of succession); a sampled
- * run against 2^-burst_bits likewise raises it to (k + 1)/(k + 2).
+ * heat that says q, k idle periods in a row have probability (1 - q)^k; below
+ * 2^-idle_bits the run is an alarm.  Alarms happen by chance too, about one
+ * per 2^idle_bits pages per period, and acting on those would only move pages
+ * to move them back; so the heat of the pages in alarm is replaced only when
+ * a period has several times more alarms than chance gives (a phase change
+ * moves many pages at once).  The heat is then what a short average
+ * (weight 1/2) says about the run alone: full >> k.  A sampled run tested
+ * against 2^-burst_bits likewise raises the heat to full - (full >> k).
  *
  * Ranking.  As in Memtis, a histogram of heat (8 steps per octave) sized
  * against the fast tier gives the hot threshold: the lowest step from which
@@ -104,8 +108,6 @@ struct cxlt_page {
  * @n_cold_fast: COLD-hinted fast pages that may move
  * @n_fast_elig: unhinted fast pages that heat may move
  * @selected: the current period's selection is made
- * @alarms: pages in alarm in the current period, idle and sampled runs
- * @gate: the last period's alarms showed a change of phase
  * @stats: counters reported by cxlt_policy_get_stats()
  * @hist_slow: unhinted slow pages heat may move, by step
  * @hist_fast: unhinted fast pages heat may move, by step
@@ -131,8 +133,6 @@ struct cxlt_policy {
 	u32 n_cold_fast;
 	u32 n_fast_elig;
 	bool selected;
-	u32 alarms[2];
-	bool gate[2];
 	struct cxlt_policy_stats stats;
 	u32 hist_slow[CXLT_NBINS];
 	u32 hist_fast[CXLT_NBINS];
@@ -339,11 +339,8 @@ size_t cxlt_policy_size(u32 npages)
  *
  * The budget is 1/16 of the fast tier per period, so a complete refill takes
  * 16 periods.  The watermarks are small because the fast tier is shared with
- * the rest of the system, whose own reclaim keeps its free memory.  A burst
- * false alarm costs two migrations, so its probability is set to about one
- * every other period over the whole table; an idle false alarm only makes a
- * page a candidate for demotion, so its test is looser and faster.  The
- * reasons for the other values are in Documentation/design.rst.
+ * the rest of the system, whose own reclaim keeps its free memory.  The
+ * other values come from the simulator runs in Documentation/design.rst.
  *
  * Return: 0, or -EINVAL if @params is NULL or @npages is 0.
  */
@@ -358,8 +355,8 @@ int cxlt_policy_default_params(struct cxlt_policy_params *params, u32 npages,
 	params->budget = fast_pages >> 4 ? fast_pages >> 4 : 1;
 	params->decay_shift = 5;
 	params->idle_bits = 8;
-	params->burst_bits = cxlt_min(cxlt_log2(npages) + 1, 30);
-	params->confidence = 6;
+	params->burst_bits = 10;
+	params->confidence = 8;
 	params->hyst_steps = 4;
 	params->min_resid = 4;
 	return 0;
@@ -547,47 +544,43 @@ int cxlt_policy_record_access(struct cxlt_policy *pol, u32 page, u32 count)
 }
 
 /*
- * The change test of DOC: Method on one page: returns the new heat.  q is
- * rounded down for idle runs and up for sampled runs (the tables are built
- * that way), so a run is judged against the heat most favourable to it.
- * A run that fails the test is counted once; the heat is replaced only while
- * the gate is open (see cxlt_change_gate()).
+ * The change test of DOC: Method on one page of heat @heat: returns 0 if its
+ * run passes, else 1 + the direction (0 idle, 1 sampled) and the run's own
+ * estimate in @est.  q is rounded down for idle runs and up for sampled runs
+ * (the tables are built that way), so a run is judged against the heat most
+ * favourable to it.  @testable, if not NULL, counts the pages whose heat
+ * allows a failing run at all.
  */
-static u32 cxlt_change(struct cxlt_policy *pol, struct cxlt_page *pg, u32 heat)
+static u32 cxlt_change(const struct cxlt_policy *pol,
+		       const struct cxlt_page *pg, u32 heat, u32 *est,
+		       u32 *testable)
 {
-	u32 full = pol->full, est, dir;
+	u32 full = pol->full;
 	u32 q = cxlt_min((heat * pol->qmul) >> 32, 15);
 	int run = pg->run;
 
+	if (testable) {
+		testable[0] += pol->idle_need[q] != CXLT_NEVER;
+		testable[1] += pol->burst_need[15 - q] != CXLT_NEVER;
+	}
 	if (run < 0 && -run >= pol->idle_need[q]) {
-		est = -run < 16 ? full >> -run : 0;
-		if (heat <= est)
-			return heat;
-		dir = 0;
-	} else if (run > 0 && run >= pol->burst_need[15 - q]) {
-		est = full - (run < 16 ? full >> run : 0);
-		if (heat >= est)
-			return heat;
-		dir = 1;
-	} else {
-		return heat;
+		*est = -run < 16 ? full >> -run : 0;
+		return heat > *est ? 1 : 0;
 	}
-	if (!(pg->flags & CXLT_PF_ALARM)) {
-		pg->flags |= CXLT_PF_ALARM;
-		pol->alarms[dir]++;
+	if (run > 0 && run >= pol->burst_need[15 - q]) {
+		*est = full - (run < 16 ? full >> run : 0);
+		return heat < *est ? 2 : 0;
 	}
-	if (!pol->gate[dir])
-		return heat;
-	pol->stats.changes++;
-	return est;
+	return 0;
 }
 
 /*
- * A page starts a run that fails the test with probability at most 2^-bits
- * per period when nothing changed, so @n pages give about n / 2^bits new
- * alarms.  Several times that, and the alarms are a change of phase, not
- * chance: open the gate for the next period.  Below it they are false
- * alarms, and acting on them would move pages only to move them back.
+ * A page whose heat allows a failing run starts one with probability at most
+ * 2^-bits per period when nothing changed, so @n such pages give at most
+ * n / 2^bits new alarms.  Several times that, and the alarms are a change of
+ * phase, not chance: the heat of every page in alarm is replaced.  Below it
+ * they are false alarms, and acting on them would move pages only to move
+ * them back.
  */
 static bool cxlt_change_gate(u32 alarms, u32 n, u32 bits)
 {
@@ -630,7 +623,7 @@ static u32 cxlt_hot_bin(const u32 *rank, u64 avail)
 static u32 cxlt_skew(const struct cxlt_policy *pol, const u32 *rank)
 {
 	u64 full = pol->full >> 4, n = 0, s1 = 0, s2 = 0, sv = 0;
-	u64 one = full / pol->noise_div, mean, var, noise, m;
+	u64 one = (pol->full >> 4) / pol->noise_div, mean, var, noise, m;
 	u32 b;
 
 	for (b = 0; b < CXLT_NBINS; b++) {
@@ -655,47 +648,13 @@ static u32 cxlt_skew(const struct cxlt_policy *pol, const u32 *rank)
 	return 256 - (u32)cxlt_div64(noise << 8, var);
 }
 
-/**
- * cxlt_policy_end_period() - age every page and rank them for selection
- * @pol: state
- *
- * Decays the heat of every page, applies the change test, and builds the
- * histograms, the hot threshold and the skew that the next
- * cxlt_policy_select() uses.  Resets the period's migration budget.  One
- * pass over the page table.
- *
- * Return: 0, or -EINVAL if @pol is NULL.
+/*
+ * First pass of cxlt_policy_end_period(): runs, decay, residency, and the
+ * count of runs newly failing the change test.
  */
-int cxlt_policy_end_period(struct cxlt_policy *pol)
+static void cxlt_age_pages(struct cxlt_policy *pol, u32 *alarms, u32 *testable)
 {
-	u32 rank[CXLT_NBINS];
-	u32 decay, min_resid, i, b, tier, hint, heat, n;
-	u64 fixed = 0, cap;
-	bool may_move;
-
-	if (!pol)
-		return -EINVAL;
-	if (pol->age < CXLT_AGE_MAX) {
-		pol->age++;
-		cxlt_noise_step(pol);
-		cxlt_noise_commit(pol);
-	}
-	decay = pol->params.decay_shift;
-	min_resid = pol->params.min_resid;
-	for (b = 0; b < CXLT_NBINS; b++) {
-		rank[b] = 0;
-		pol->hist_slow[b] = 0;
-		pol->hist_fast[b] = 0;
-	}
-	pol->n_hot_slow = 0;
-	pol->n_cold_fast = 0;
-	pol->n_fast_elig = 0;
-	n = pol->nr_fast + pol->nr_slow;
-	pol->gate[0] = cxlt_change_gate(pol->alarms[0], n, pol->params.idle_bits);
-	pol->gate[1] = cxlt_change_gate(pol->alarms[1], n,
-					pol->params.burst_bits);
-	pol->alarms[0] = 0;
-	pol->alarms[1] = 0;
+	u32 decay = pol->params.decay_shift, i, heat, est, alarm;
 
 	for (i = 0; i < pol->npages; i++) {
 		struct cxlt_page *pg = &pol->pages[i];
@@ -710,14 +669,75 @@ int cxlt_policy_end_period(struct cxlt_policy *pol)
 			pg->flags &= ~CXLT_PF_ALARM;
 		pg->run = run;
 		pg->flags &= ~CXLT_PF_TOUCHED;
+		if (pg->resid < CXLT_RESID_MAX)
+			pg->resid++;
 		heat = pg->heat;
 		/* Rounded up, so that a small heat still reaches 0. */
 		heat -= (heat + (1U << decay) - 1) >> decay;
-		heat = cxlt_change(pol, pg, heat);
 		pg->heat = heat;
+		alarm = cxlt_change(pol, pg, heat, &est, testable);
+		if (alarm && !(pg->flags & CXLT_PF_ALARM)) {
+			pg->flags |= CXLT_PF_ALARM;
+			alarms[alarm - 1]++;
+		}
+	}
+}
+
+/**
+ * cxlt_policy_end_period() - age every page and rank them for selection
+ * @pol: state
+ *
+ * Decays the heat of every page, applies the change test, and builds the
+ * histograms, the hot threshold and the skew that the next
+ * cxlt_policy_select() uses.  Two passes over the page table: the second
+ * knows whether this period's alarms are a change of phase.
+ *
+ * Return: 0, or -EINVAL if @pol is NULL.
+ */
+int cxlt_policy_end_period(struct cxlt_policy *pol)
+{
+	u32 rank[CXLT_NBINS];
+	u32 alarms[2] = { 0, 0 }, testable[2] = { 0, 0 };
+	u32 min_resid, i, b, tier, hint, heat, est, alarm;
+	u64 fixed = 0, cap;
+	bool gate[2], may_move;
+
+	if (!pol)
+		return -EINVAL;
+	if (pol->age < CXLT_AGE_MAX) {
+		pol->age++;
+		cxlt_noise_step(pol);
+		cxlt_noise_commit(pol);
+	}
+	min_resid = pol->params.min_resid;
+	for (b = 0; b < CXLT_NBINS; b++) {
+		rank[b] = 0;
+		pol->hist_slow[b] = 0;
+		pol->hist_fast[b] = 0;
+	}
+	pol->n_hot_slow = 0;
+	pol->n_cold_fast = 0;
+	pol->n_fast_elig = 0;
+
+	cxlt_age_pages(pol, alarms, testable);
+	gate[0] = cxlt_change_gate(alarms[0], testable[0],
+				   pol->params.idle_bits);
+	gate[1] = cxlt_change_gate(alarms[1], testable[1],
+				   pol->params.burst_bits);
+
+	for (i = 0; i < pol->npages; i++) {
+		struct cxlt_page *pg = &pol->pages[i];
+
+		heat = pg->heat;
+		if (pg->flags & CXLT_PF_ALARM) {
+			alarm = cxlt_change(pol, pg, heat, &est, NULL);
+			if (alarm && gate[alarm - 1]) {
+				heat = est;
+				pg->heat = est;
+				pol->stats.changes++;
+			}
+		}
 		pg->bin = cxlt_heat_bin(heat);
-		if (pg->resid < CXLT_RESID_MAX)
-			pg->resid++;
 
 		tier = cxlt_page_tier(pg);
 		if (tier == CXLT_TIER_NONE)
@@ -775,10 +795,10 @@ int cxlt_policy_end_period(struct cxlt_policy *pol)
  */
 static u64 cxlt_var(const struct cxlt_policy *pol, u32 h)
 {
-	u64 one = pol->full / pol->noise_div;
+	u32 one = pol->full / pol->noise_div;
 
 	h = cxlt_min(h, pol->full);
-	return (h + one) * (pol->full - h + one);
+	return (u64)(h + one) * (pol->full - h + one);
 }
 
 /*

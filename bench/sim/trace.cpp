@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "trace.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <numeric>
+#include <stdexcept>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "rng.hpp"
+
+namespace cxltier::sim {
+
+namespace {
+
+// Walker/Vose alias table: O(1) draws from a fixed discrete distribution.
+class alias_table {
+public:
+	explicit alias_table(const std::vector<double> &w)
+		: prob_(w.size()), alias_(w.size())
+	{
+		const size_t n = w.size();
+		double sum = std::accumulate(w.begin(), w.end(), 0.0);
+		std::vector<double> p(n);
+		std::vector<uint32_t> small, large;
+
+		for (size_t i = 0; i < n; i++) {
+			p[i] = w[i] * static_cast<double>(n) / sum;
+			(p[i] < 1.0 ? small : large).push_back(static_cast<uint32_t>(i));
+		}
+		while (!small.empty() && !large.empty()) {
+			uint32_t s = small.back(), l = large.back();
+
+			small.pop_back();
+			prob_[s] = p[s];
+			alias_[s] = l;
+			p[l] -= 1.0 - p[s];
+			if (p[l] < 1.0) {
+				large.pop_back();
+				small.push_back(l);
+			}
+		}
+		// Whatever is left is 1 up to rounding.
+		for (uint32_t i : large)
+			prob_[i] = 1.0;
+		for (uint32_t i : small)
+			prob_[i] = 1.0;
+	}
+
+	uint32_t draw(rng &r) const
+	{
+		uint32_t i = r.below(static_cast<uint32_t>(prob_.size()));
+
+		return r.uniform() < prob_[i] ? i : alias_[i];
+	}
+
+private:
+	std::vector<double> prob_;
+	std::vector<uint32_t> alias_;
+};
+
+// Hot pages must not sit at low page numbers: a policy that scans the table
+// from page 0 would find them first for a reason no real workload gives it.
+std::vector<uint32_t> shuffled(uint32_t n, rng &r)
+{
+	std::vector<uint32_t> v(n);
+
+	std::iota(v.begin(), v.end(), 0U);
+	for (uint32_t i = n - 1; i > 0; i--)
+		std::swap(v[i], v[r.below(i + 1)]);
+	return v;
+}
+
+void zipf(trace &t, const trace_params &tp, double s, rng &r)
+{
+	std::vector<double> w(tp.npages);
+
+	for (uint32_t i = 0; i < tp.npages; i++)
+		w[i] = std::pow(static_cast<double>(i) + 1.0, -s);
+	alias_table a(w);
+	auto page = shuffled(tp.npages, r);
+
+	while (t.acc.size() < tp.length)
+		t.acc.push_back(page[a.draw(r)]);
+}
+
+void uniform(trace &t, const trace_params &tp, rng &r)
+{
+	while (t.acc.size() < tp.length)
+		t.acc.push_back(r.below(tp.npages));
+}
+
+// 90% of the accesses go uniformly to a hot set of 1/5 of the pages, the rest
+// uniformly to all pages; every phase the hot set is redrawn.
+void shift(trace &t, const trace_params &tp, rng &r)
+{
+	const uint32_t hot = std::max(tp.npages / 5, 1U);
+	std::vector<uint32_t> page;
+
+	t.phase = tp.phase;
+	// Phases count from the first access, initialisation included, so they
+	// line up with the per-window oracle's windows.
+	while (t.acc.size() < tp.length) {
+		if (page.empty() || t.acc.size() % tp.phase == 0)
+			page = shuffled(tp.npages, r);
+		if (r.below(10) < 9)
+			t.acc.push_back(page[r.below(hot)]);
+		else
+			t.acc.push_back(r.below(tp.npages));
+	}
+}
+
+// Half of the accesses go uniformly to a hot set of 1/8 of the pages; the
+// other half is a sequential scan, over and over, of all the other pages.
+void scan(trace &t, const trace_params &tp, rng &r)
+{
+	const uint32_t hot = std::max(tp.npages / 8, 1U);
+	const uint32_t cold = tp.npages - hot;
+	auto page = shuffled(tp.npages, r);
+	uint32_t pos = 0;
+
+	// Scan in address order, as a real scan walks its buffer.
+	std::sort(page.begin() + hot, page.end());
+
+	while (t.acc.size() < tp.length) {
+		if (!cold || r.below(2) == 0) {
+			t.acc.push_back(page[r.below(hot)]);
+		} else {
+			t.acc.push_back(page[hot + pos]);
+			pos = pos + 1 < cold ? pos + 1 : 0;
+		}
+	}
+}
+
+} // namespace
+
+const std::vector<std::string> &builtin_traces()
+{
+	static const std::vector<std::string> names = {
+		"zipf-0.8", "zipf-0.99", "zipf-1.2", "shift", "scan", "uniform",
+	};
+	return names;
+}
+
+trace make_trace(const std::string &name, const trace_params &tp)
+{
+	trace t;
+	// Each trace has its own stream, so adding a trace changes no other;
+	// FNV-1a, not std::hash, whose value differs between libraries.
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (unsigned char c : name)
+		h = (h ^ c) * 0x100000001b3ULL;
+	rng r(tp.seed ^ h);
+
+	if (tp.npages < 8 || tp.length < tp.npages || !tp.phase)
+		throw std::invalid_argument("a trace needs 8 pages or more, and as many accesses");
+	t.name = name;
+	t.npages = tp.npages;
+	t.acc.reserve(tp.length);
+	// The program first initialises its memory in address order (as after
+	// a large allocation or a load from storage): first touch then says
+	// nothing about which pages will be hot.
+	for (uint32_t p = 0; p < tp.npages; p++)
+		t.acc.push_back(p);
+	if (name == "zipf-0.8")
+		zipf(t, tp, 0.8, r);
+	else if (name == "zipf-0.99")
+		zipf(t, tp, 0.99, r);
+	else if (name == "zipf-1.2")
+		zipf(t, tp, 1.2, r);
+	else if (name == "shift")
+		shift(t, tp, r);
+	else if (name == "scan")
+		scan(t, tp, r);
+	else if (name == "uniform")
+		uniform(t, tp, r);
+	else
+		throw std::invalid_argument(fmt::format("unknown trace '{}'", name));
+	return t;
+}
+
+trace read_trace_file(const std::string &path, const std::string &format)
+{
+	std::ifstream in(path, std::ios::binary);
+	std::unordered_map<uint64_t, uint32_t> ids;
+	trace t;
+	std::string fmt_ = format;
+
+	if (!in)
+		throw std::runtime_error(fmt::format("{}: cannot open", path));
+	if (fmt_ == "auto") {
+		bool bin = path.ends_with(".bin") || path.ends_with(".u64");
+		fmt_ = bin ? "u64le" : "text";
+	}
+	auto add = [&](uint64_t vpn) {
+		auto [it, fresh] = ids.try_emplace(vpn, static_cast<uint32_t>(ids.size()));
+		if (fresh && ids.size() > UINT32_MAX)
+			throw std::runtime_error(fmt::format("{}: more than 2^32 distinct pages", path));
+		t.acc.push_back(it->second);
+	};
+
+	if (fmt_ == "text") {
+		std::string line;
+		uint64_t lineno = 0;
+
+		while (std::getline(in, line)) {
+			lineno++;
+			line = line.substr(0, line.find('#'));
+			auto b = line.find_first_not_of(" \t\r");
+			if (b == std::string::npos)
+				continue;
+			auto e = line.find_last_not_of(" \t\r");
+			std::string tok = line.substr(b, e - b + 1);
+			size_t used = 0;
+			uint64_t v;
+
+			try {
+				v = std::stoull(tok, &used, 0);
+			} catch (const std::exception &) {
+				used = 0;
+			}
+			if (!used || used != tok.size() || tok[0] == '-')
+				throw std::runtime_error(fmt::format("{}:{}: not a page number: '{}'",
+								     path, lineno, tok));
+			add(v);
+		}
+	} else if (fmt_ == "u64le") {
+		unsigned char b[8];
+
+		while (in.read(reinterpret_cast<char *>(b), 8)) {
+			uint64_t v = 0;
+
+			for (int i = 7; i >= 0; i--)
+				v = (v << 8) | b[i];
+			add(v);
+		}
+		if (in.gcount())
+			throw std::runtime_error(fmt::format("{}: size is not a multiple of 8 bytes", path));
+	} else {
+		throw std::runtime_error(fmt::format("unknown trace format '{}'", format));
+	}
+	if (t.acc.empty())
+		throw std::runtime_error(fmt::format("{}: no accesses", path));
+	auto slash = path.find_last_of('/');
+	t.name = slash == std::string::npos ? path : path.substr(slash + 1);
+	t.npages = static_cast<uint32_t>(ids.size());
+	return t;
+}
+
+} // namespace cxltier::sim

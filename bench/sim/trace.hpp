@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+// Access traces for the placement simulator: the seeded synthetic ones and
+// trace files.  A trace is a sequence of page numbers 0 .. npages - 1; the
+// working set is npages pages.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cxltier::sim {
+
+struct trace {
+	std::string name;
+	uint32_t npages = 0;
+	// Accesses between hot-set shifts (a phase); 0 for a stationary trace.
+	uint64_t phase = 0;
+	std::vector<uint32_t> acc;
+};
+
+struct trace_params {
+	uint32_t npages;	// working set (pages)
+	uint64_t length;	// accesses, the initialisation pass included
+	uint64_t phase;		// accesses between shifts of the "shift" trace
+	uint64_t seed;
+};
+
+// Names accepted by make_trace(), in table order.
+const std::vector<std::string> &builtin_traces();
+
+// Every synthetic trace starts by touching its pages once in address order
+// (initialisation), then follows its pattern.  Throws std::invalid_argument
+// for an unknown name or impossible parameters.
+trace make_trace(const std::string &name, const trace_params &tp);
+
+// Format "text": one page number per line (decimal, or hex with 0x), blank
+// lines and everything after '#' ignored.  Format "u64le": a sequence of
+// little-endian 64-bit page numbers.  "auto" picks u64le for names ending in
+// .bin or .u64, text otherwise.  Page numbers may be sparse (for example
+// virtual page numbers): they are renumbered densely in order of first
+// appearance.  Throws std::runtime_error with the reason.
+trace read_trace_file(const std::string &path, const std::string &format);
+
+} // namespace cxltier::sim
