@@ -94,4 +94,27 @@ inline std::span<const char *const> blades_of(const cxltier_cxl_region *region) 
 	return {names, n};
 }
 
+// --- Tiers -------------------------------------------------------------------
+
+using tier_range = object_range<cxltier_tier, cxltier_tier_get_first, cxltier_tier_get_next>;
+using node_range = object_range<cxltier_node, cxltier_node_get_first, cxltier_node_get_next>;
+
+// for (cxltier_tier *t : cxltier::tiers(ctx)) ...
+inline tier_range tiers(cxltier_ctx *ctx) noexcept
+{
+	return tier_range(ctx);
+}
+
+inline node_range nodes(cxltier_ctx *ctx) noexcept
+{
+	return node_range(ctx);
+}
+
+inline std::span<const char *const> blades_of(const cxltier_tier *tier) noexcept
+{
+	std::size_t n = 0;
+	const char *const *names = cxltier_tier_get_blades(tier, &n);
+	return {names, n};
+}
+
 } // namespace cxltier

@@ -30,6 +30,8 @@ cxltier_cxl_region_state parse_state(const std::string &s)
 		return CXLTIER_CXL_REGION_STATE_DAX;
 	if (s == "system-ram")
 		return CXLTIER_CXL_REGION_STATE_SYSTEM_RAM;
+	if (s == "tier")
+		return CXLTIER_CXL_REGION_STATE_TIER;
 	return CXLTIER_CXL_REGION_STATE_UNKNOWN;
 }
 
@@ -163,6 +165,8 @@ CXLTIER_EXPORT const char *cxltier_cxl_region_state_name(cxltier_cxl_region_stat
 		return "dax";
 	case CXLTIER_CXL_REGION_STATE_SYSTEM_RAM:
 		return "system-ram";
+	case CXLTIER_CXL_REGION_STATE_TIER:
+		return "tier";
 	case CXLTIER_CXL_REGION_STATE_UNKNOWN:
 		break;
 	}

@@ -115,7 +115,17 @@ result<std::unique_ptr<snapshot>> load_snapshot(cxltier_ctx *ctx, const fs::path
 		return std::move(regions).err();
 	snap->cxl_regions = std::move(regions).value();
 
-	// A missing blades/ or cxl_regions/ reads as empty; make sure that is not
+	auto tiers = load_all<cxltier_tier>(ctx, root, "tiers", load_tier);
+	if (!tiers)
+		return std::move(tiers).err();
+	snap->tiers = std::move(tiers).value();
+	// Not the module's: /sys/devices/system/node and friends (tier_node.cpp).
+	auto numa = load_nodes(ctx, std_sysfs_root());
+	if (!numa)
+		return std::move(numa).err();
+	snap->numa = std::move(numa).value();
+
+	// A missing blades/, cxl_regions/ or tiers/ reads as empty; make sure that is not
 	// because the module went away half-way through.
 	if (!still_there(root))
 		return module_missing(root);

@@ -8,6 +8,7 @@
 
 #include "blade.hpp"
 #include "cxl_region.hpp"
+#include "tier.hpp"
 
 namespace cxltier::internal {
 
@@ -15,6 +16,9 @@ struct snapshot {
 	unsigned int abi_version = 0;
 	std::vector<cxltier_blade> blades;	      // natural name order
 	std::vector<cxltier_cxl_region> cxl_regions; // natural name order
+	// Tiers: tiers/<region>/, and the NUMA nodes from the standard sysfs.
+	std::vector<cxltier_tier> tiers; // natural name order
+	numa_nodes numa;
 };
 
 result<std::unique_ptr<snapshot>> load_snapshot(cxltier_ctx *ctx, const fs::path &root);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <span>
 #include <stdexcept>
@@ -68,5 +69,22 @@ private:
 	std::vector<column> columns_;
 	std::vector<std::vector<std::string>> rows_;
 };
+
+// --- Tiers (tier.cpp, tier_bandwidth.cpp) -------------------------------------
+
+void add_tier_command(CLI::App &app, action &run);
+json tiers_json(cxltier_ctx *ctx);
+void print_tiers(cxltier_ctx *ctx);
+
+// A command that works on several objects reports each failure as it happens
+// ("cxltierctl: <reason>" on stderr) and then throws this: exit status 1, nothing
+// more printed.
+class already_reported {};
+
+// Best of three sequential reads of up to @size bytes bound to @node (a quarter of
+// @mem_free at most), in MB/s; "measuring node N..." and the result on @progress.
+// Throws fatal when the node cannot be measured.
+std::uint64_t measure_read_bandwidth(int node, std::uint64_t mem_free, std::uint64_t size,
+				     std::FILE *progress);
 
 } // namespace cxltierctl

@@ -15,11 +15,14 @@ void list_all(bool json_out)
 		print_blades(ctx.get());
 		fmt::print("\n");
 		print_cxl_regions(ctx.get());
+		fmt::print("\n");
+		print_tiers(ctx.get());
 		return;
 	}
 	json doc = list_document(ctx.get());
 	doc["blades"] = blades_json(ctx.get());
 	doc["cxl_regions"] = cxl_regions_json(ctx.get());
+	doc["tiers"] = tiers_json(ctx.get());
 	print_json(doc);
 }
 
@@ -27,7 +30,7 @@ void list_all(bool json_out)
 
 void add_list_command(CLI::App &app, action &run)
 {
-	auto *list = app.add_subcommand("list", "List blades and CXL regions");
+	auto *list = app.add_subcommand("list", "List blades, CXL regions and tiers");
 	auto json_out = std::make_shared<bool>(false);
 	list->add_flag("--json", *json_out, "Print one JSON object instead of tables");
 	list->callback([&run, json_out] { run = [json_out] { list_all(*json_out); }; });

@@ -18,6 +18,7 @@ constexpr void (*commands[])(CLI::App &, action &) = {
 	add_list_command,
 	add_blade_command,
 	add_cxl_region_command,
+	add_tier_command,
 };
 
 constexpr int exit_failure = 1;
@@ -71,6 +72,8 @@ int main(int argc, char **argv)
 
 	try {
 		run();
+	} catch (const already_reported &) {
+		return exit_failure;
 	} catch (const std::exception &e) { // fatal, and anything unexpected
 		report(e.what());
 		return exit_failure;

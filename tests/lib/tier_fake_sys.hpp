@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+// Fakes for the tier tests: tiers/<region>/ in a fake module tree (fake_sysfs.hpp),
+// and a fake standard sysfs root (CXLTIER_SYS_ROOT) with NUMA nodes, memory tiers
+// and weighted-interleave weights.  Tests must always point CXLTIER_SYS_ROOT at one
+// of these: `tier weights --set` run as root would otherwise write the host's /sys.
+#pragma once
+
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "fake_sysfs.hpp"
+
+namespace cxltier_test {
+
+// Defaults are the pool's interleaved region0 registered with no performance
+// data: node 2, kmem's default adistance (5 x 576), memory_tier22.
+struct tier_spec {
+	std::string name = "region0";
+	std::string node = "2";
+	std::string adistance = "2880";
+	std::string adistance_source = "default";
+	std::string start = "0x390000000";
+	std::string size = "1073741824";
+	std::string blades = "mem0 mem2 mem1 mem3";
+};
+
+inline void add_tier(const fake_sysfs &sysfs, const tier_spec &t)
+{
+	fs::path d = fs::path("tiers") / t.name;
+	sysfs.write(d / "node", t.node);
+	sysfs.write(d / "adistance", t.adistance);
+	sysfs.write(d / "adistance_source", t.adistance_source);
+	sysfs.write(d / "start", t.start);
+	sysfs.write(d / "size", t.size);
+	sysfs.write(d / "blades", t.blades);
+}
+
+// The pool with region0 registered as a tier, as the module shows it afterwards.
+inline void add_pool4_tier(const fake_sysfs &sysfs)
+{
+	sysfs.add_pool4();
+	sysfs.write("cxl_regions/region0/state", "tier");
+	add_tier(sysfs, {});
+	sysfs.write("tier_add", "");
+	sysfs.write("tier_remove", "");
+}
+
+struct node_spec {
+	int id;
+	std::string mem_total_kib = "2097152";
+	std::string mem_free_kib = "1048576";
+	std::string cpulist{};		   // empty: CPU-less
+	std::string read_bandwidth{};	   // empty: not reported (no access0/)
+	std::string weight = "1";	   // empty: no weighted_interleave/node<N>
+};
+
+class fake_sys {
+public:
+	fake_sys() : root_(dir_.path() / "sys")
+	{
+		fs::create_directories(root_ / "devices/system/node/power");
+		fs::create_directories(root_ / "devices/virtual/memory_tiering/power");
+		fs::create_directories(root_ / "kernel/mm/mempolicy/weighted_interleave");
+		write("devices/system/node/possible", "0-3");
+	}
+
+	const fs::path &root() const noexcept { return root_; }
+
+	void write(const fs::path &rel, std::string_view value) const
+	{
+		fs::path p = root_ / rel;
+		fs::create_directories(p.parent_path());
+		std::ofstream f(p, std::ios::trunc);
+		f << value << '\n';
+		if (!f.flush())
+			throw std::runtime_error("cannot write " + p.string());
+	}
+
+	std::string read(const fs::path &rel) const
+	{
+		std::ifstream f(root_ / rel);
+		return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+	}
+
+	void remove(const fs::path &rel) const { fs::remove_all(root_ / rel); }
+
+	void add_node(const node_spec &n) const
+	{
+		std::string id = std::to_string(n.id);
+		fs::path d = fs::path("devices/system/node") / ("node" + id);
+		// As the kernel prints it, with the lines this library ignores.
+		write(d / "meminfo", "Node " + id + " MemTotal:       " + n.mem_total_kib +
+					     " kB\nNode " + id + " MemFree:        " + n.mem_free_kib +
+					     " kB\nNode " + id + " MemUsed:        0 kB\nNode " + id +
+					     " Active:         0 kB");
+		write(d / "cpulist", n.cpulist);
+		write(d / "distance", "10 20");
+		if (!n.read_bandwidth.empty())
+			write(d / "access0/initiators/read_bandwidth", n.read_bandwidth);
+		if (!n.weight.empty())
+			write(fs::path("kernel/mm/mempolicy/weighted_interleave") / ("node" + id), n.weight);
+	}
+
+	void set_memory_tier(int tier, std::string_view nodelist) const
+	{
+		write(fs::path("devices/virtual/memory_tiering") / ("memory_tier" + std::to_string(tier)) /
+			      "nodelist",
+		      nodelist);
+	}
+
+	// DRAM on node 0 (two CPUs, 20 GB/s reported, memory_tier4) and the pool's
+	// region0 as a tier on node 2 (1 GiB, 1000 MiB free, memory_tier22).
+	void add_dram_and_tier() const
+	{
+		add_node({.id = 0, .cpulist = "0-1", .read_bandwidth = "20000"});
+		add_node({.id = 2, .mem_total_kib = "1048576", .mem_free_kib = "1024000"});
+		set_memory_tier(4, "0");
+		set_memory_tier(22, "2");
+	}
+
+private:
+	temp_dir dir_;
+	fs::path root_;
+};
+
+} // namespace cxltier_test

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+// cxltierctl tier ... end to end: the built binary against a fake module tree and
+// a fake standard sysfs (CXLTIER_SYS_ROOT, always set here so that nothing can
+// write the host's /sys), checked as scripts and people use it.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tier_fake_sys.hpp"
+
+extern char **environ;
+
+using namespace cxltier_test;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+using json = nlohmann::json;
+
+namespace {
+
+struct run_result {
+	int status = -1;
+	std::string out;
+	std::string err;
+};
+
+std::string slurp(const fs::path &p)
+{
+	std::ifstream f(p);
+	return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// Runs cxltierctl with CXLTIER_SYSFS=@root and CXLTIER_SYS_ROOT=@sys, output in files.
+run_result run(const std::vector<std::string> &args, const fs::path &root, const fs::path &sys)
+{
+	temp_dir io;
+	fs::path out = io.path() / "stdout", err = io.path() / "stderr";
+
+	std::vector<std::string> env;
+	for (char **e = environ; *e; e++)
+		if (std::strncmp(*e, "CXLTIER_SYSFS=", 14) != 0 &&
+		    std::strncmp(*e, "CXLTIER_SYS_ROOT=", 17) != 0)
+			env.emplace_back(*e);
+	env.push_back("CXLTIER_SYSFS=" + root.string());
+	env.push_back("CXLTIER_SYS_ROOT=" + sys.string());
+
+	std::vector<char *> argv{const_cast<char *>(CXLTIERCTL_PATH)};
+	for (const auto &a : args)
+		argv.push_back(const_cast<char *>(a.c_str()));
+	argv.push_back(nullptr);
+	std::vector<char *> envp;
+	for (auto &e : env)
+		envp.push_back(e.data());
+	envp.push_back(nullptr);
+
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	pid_t pid;
+	int rc = posix_spawn(&pid, CXLTIERCTL_PATH, &fa, nullptr, argv.data(), envp.data());
+	posix_spawn_file_actions_destroy(&fa);
+	run_result r;
+	if (rc != 0) {
+		ADD_FAILURE() << "cannot run " << CXLTIERCTL_PATH << ": " << std::strerror(rc);
+		return r;
+	}
+	int ws = 0;
+	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+	r.out = slurp(out);
+	r.err = slurp(err);
+	return r;
+}
+
+std::vector<std::string> lines(const std::string &s)
+{
+	std::vector<std::string> out;
+	std::size_t start = 0;
+	while (start < s.size()) {
+		std::size_t nl = s.find('\n', start);
+		out.push_back(s.substr(start, nl - start));
+		start = nl == std::string::npos ? s.size() : nl + 1;
+	}
+	return out;
+}
+
+class TierCommandTest : public ::testing::Test {
+protected:
+	void SetUp() override
+	{
+		add_pool4_tier(sysfs);
+		sys.add_dram_and_tier();
+	}
+
+	run_result run(const std::vector<std::string> &args)
+	{
+		return ::run(args, sysfs.root(), sys.root());
+	}
+
+	std::string run_ok(const std::vector<std::string> &args)
+	{
+		run_result r = run(args);
+		EXPECT_EQ(r.status, 0) << r.err;
+		EXPECT_EQ(r.err, "");
+		return r.out;
+	}
+
+	json run_json(const std::vector<std::string> &args)
+	{
+		std::string out = run_ok(args);
+		json doc = json::parse(out, nullptr, false);
+		EXPECT_FALSE(doc.is_discarded()) << "not JSON:\n" << out;
+		return doc;
+	}
+
+	std::string written(const char *file) { return slurp(sysfs.root() / file); }
+
+	fake_sysfs sysfs;
+	fake_sys sys;
+};
+
+// --- tier list ------------------------------------------------------------------
+
+// The table shows which node is in which memory tier, capacity, free, adistance
+// with its source, and the blades in interleave order.
+TEST_F(TierCommandTest, ListTable)
+{
+	std::string out = run_ok({"tier", "list"});
+	auto l = lines(out);
+	ASSERT_EQ(l.size(), 2u) << out;
+	EXPECT_THAT(l[0], AllOf(StartsWith("TIER"), HasSubstr("NODE"), HasSubstr("MEMORY-TIER"),
+				HasSubstr("CAPACITY"), HasSubstr("FREE"), HasSubstr("ADISTANCE"),
+				HasSubstr("BLADES")));
+	EXPECT_THAT(l[1], AllOf(StartsWith("region0"), HasSubstr(" 2 "), HasSubstr("memory_tier22"),
+				HasSubstr("1 GiB"), HasSubstr("1000 MiB"), HasSubstr("2880 (default)"),
+				HasSubstr("mem0,mem2,mem1,mem3")));
+}
+
+// JSON has every field with numbers as numbers.
+TEST_F(TierCommandTest, ListJson)
+{
+	json doc = run_json({"tier", "list", "--json"});
+	EXPECT_EQ(doc["abi_version"], 1);
+	ASSERT_EQ(doc["tiers"].size(), 1u);
+	const json &t = doc["tiers"][0];
+	EXPECT_EQ(t["name"], "region0");
+	EXPECT_TRUE(t["node"].is_number_integer());
+	EXPECT_EQ(t["node"], 2);
+	EXPECT_EQ(t["memory_tier"], 22);
+	EXPECT_TRUE(t["start"].is_number_unsigned());
+	EXPECT_EQ(t["start"], pool_region_start);
+	EXPECT_EQ(t["size"], pool_region_size);
+	EXPECT_EQ(t["mem_total"], 1ull << 30);
+	EXPECT_EQ(t["mem_free"], 1024000ull * 1024);
+	EXPECT_EQ(t["adistance"], 2880);
+	EXPECT_EQ(t["adistance_source"], "default");
+	EXPECT_EQ(t["blades"], json::array({"mem0", "mem2", "mem1", "mem3"}));
+	EXPECT_FALSE(doc.contains("blades"));
+}
+
+// A tier whose node has gone from the standard sysfs shows no memory tier or free.
+TEST_F(TierCommandTest, ListWithoutNodeFacts)
+{
+	sys.remove("devices/system/node/node2");
+	json doc = run_json({"tier", "list", "--json"});
+	EXPECT_EQ(doc["tiers"][0]["memory_tier"], -1);
+	EXPECT_EQ(doc["tiers"][0]["mem_free"], 0);
+	std::string row = lines(run_ok({"tier", "list"}))[1];
+	EXPECT_THAT(row, AllOf(HasSubstr("  -  "), HasSubstr("1 GiB")));
+}
+
+// No tiers is not an error.
+TEST_F(TierCommandTest, ListEmpty)
+{
+	sysfs.remove("tiers");
+	EXPECT_EQ(run_ok({"tier", "list"}), "No tiers registered.\n");
+	EXPECT_EQ(run_json({"tier", "list", "--json"})["tiers"], json::array());
+}
+
+// cxltierctl list has the tiers too, as a third table and a third array.
+TEST_F(TierCommandTest, ListAllHasTiers)
+{
+	std::string out = run_ok({"list"});
+	EXPECT_THAT(out, AllOf(HasSubstr("BLADE"), HasSubstr("CXL-REGION"), HasSubstr("TIER"),
+			       HasSubstr("memory_tier22")));
+	EXPECT_THAT(out, HasSubstr("  tier\n")) << "region0's state";
+	json doc = run_json({"list", "--json"});
+	EXPECT_EQ(doc["tiers"], run_json({"tier", "list", "--json"})["tiers"]);
+	EXPECT_EQ(doc["cxl_regions"][0]["state"], "tier");
+}
+
+// --- tier add / remove ------------------------------------------------------------
+
+// add writes the region name, with adistance from --adistance or --tier, and
+// reports progress, then the new tier from a fresh snapshot.
+TEST_F(TierCommandTest, AddWritesAndReports)
+{
+	EXPECT_EQ(run_ok({"tier", "add", "region0"}),
+		  "registering region0... done: node 2, memory_tier22, 1 GiB (adistance 2880, "
+		  "default)\n");
+	EXPECT_EQ(written("tier_add"), "region0");
+	run_ok({"tier", "add", "region0", "--adistance", "1000"});
+	EXPECT_EQ(written("tier_add"), "region0 adistance=1000");
+	run_ok({"tier", "add", "region0", "--tier", "22"});
+	EXPECT_EQ(written("tier_add"), "region0 adistance=2880");
+	// Not (yet) in the tree: just "done".
+	EXPECT_EQ(run_ok({"tier", "add", "region5"}), "registering region5... done\n");
+}
+
+// Several regions are handled in turn, each reported.
+TEST_F(TierCommandTest, RemoveSeveral)
+{
+	EXPECT_EQ(run_ok({"tier", "remove", "region0", "region1"}),
+		  "removing region0... done\nremoving region1... done\n");
+	EXPECT_EQ(written("tier_remove"), "region1");
+}
+
+// Every region that fails is reported on its own line and the command exits 1;
+// the others are still tried.
+TEST_F(TierCommandTest, FailuresAreReportedPerRegion)
+{
+	sysfs.remove("tier_remove");
+	fs::create_symlink("/dev/full", sysfs.root() / "tier_remove");
+	run_result r = run({"tier", "remove", "region0", "region1"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.out, "removing region0... failed\nremoving region1... failed\n");
+	auto err = lines(r.err);
+	ASSERT_EQ(err.size(), 2u) << r.err;
+	EXPECT_THAT(err[0], StartsWith("cxltierctl: removing the tier region0 failed: No space left"));
+	EXPECT_THAT(err[1], StartsWith("cxltierctl: removing the tier region1 failed: No space left"));
+}
+
+// A module without tier support fails add with one line, exit 1.
+TEST_F(TierCommandTest, AddWithoutTierSupport)
+{
+	sysfs.remove("tier_add");
+	run_result r = run({"tier", "add", "region0"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.out, "registering region0... failed\n");
+	EXPECT_EQ(r.err, "cxltierctl: " + (sysfs.root() / "tier_add").string() +
+				 " missing: this cxltier module cannot register tiers\n");
+}
+
+// Usage errors exit 2, one line, and nothing is written.
+TEST_F(TierCommandTest, UsageErrors)
+{
+	for (auto args : std::vector<std::vector<std::string>>{
+		     {"tier"},
+		     {"tier", "add"},
+		     {"tier", "add", "region0", "--adistance", "100", "--tier", "2"},
+		     {"tier", "add", "region0", "--adistance", "0"},
+		     {"tier", "add", "region0", "--adistance", "36865"},
+		     {"tier", "add", "region0", "--tier", "288"},
+		     {"tier", "add", "region0", "region 1"},
+		     {"tier", "add", "region0", "r23456789012345678901234567890123"},
+		     {"tier", "remove"},
+		     {"tier", "list", "extra"},
+		     {"tier", "weights", "--bandwidth", "0"},
+		     {"tier", "weights", "--bandwidth", "0=fast"},
+		     {"tier", "weights", "--bandwidth", "x=1"},
+		     {"tier", "weights", "--bandwidth", "0=0"},
+		     {"tier", "weights", "--measure-size", "1K"}}) {
+		SCOPED_TRACE(::testing::PrintToString(args));
+		run_result r = run(args);
+		EXPECT_EQ(r.status, 2);
+		EXPECT_EQ(r.out, "");
+		EXPECT_THAT(r.err, StartsWith("cxltierctl: "));
+		EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+	}
+	EXPECT_EQ(written("tier_add"), "\n");
+	EXPECT_THAT(run({"tier", "add", "a", "--adistance", "1", "--tier", "2"}).err,
+		    HasSubstr("excludes"));
+}
+
+// --- tier weights -------------------------------------------------------------------
+
+// Bandwidths given by the user are used as they are; weights follow their ratio.
+TEST_F(TierCommandTest, WeightsFromUserBandwidth)
+{
+	json doc = run_json({"tier", "weights", "--json", "--bandwidth", "0=40000", "2=15000"});
+	ASSERT_EQ(doc["weights"].size(), 2u);
+	const json &dram = doc["weights"][0], &cxl = doc["weights"][1];
+	EXPECT_EQ(dram["node"], 0);
+	EXPECT_EQ(dram["kind"], "dram");
+	EXPECT_TRUE(dram["region"].is_null());
+	EXPECT_EQ(dram["memory_tier"], 4);
+	EXPECT_EQ(dram["read_bandwidth"], 40000);
+	EXPECT_EQ(dram["bandwidth_source"], "user");
+	EXPECT_EQ(dram["weight"], 8);
+	EXPECT_EQ(dram["current_weight"], 1);
+	EXPECT_EQ(cxl["node"], 2);
+	EXPECT_EQ(cxl["kind"], "tier");
+	EXPECT_EQ(cxl["region"], "region0");
+	EXPECT_EQ(cxl["memory_tier"], 22);
+	EXPECT_EQ(cxl["weight"], 3);
+	EXPECT_EQ(doc["set"], false);
+	EXPECT_EQ(sys.read("kernel/mm/mempolicy/weighted_interleave/node0"), "1\n") << "not set";
+}
+
+// Firmware's figure is used where the user gave none; the table says where each
+// number came from.
+TEST_F(TierCommandTest, WeightsTableWithReportedBandwidth)
+{
+	std::string out = run_ok({"tier", "weights", "--bandwidth", "2=5000"});
+	auto l = lines(out);
+	ASSERT_EQ(l.size(), 4u) << out;
+	EXPECT_THAT(l[0], AllOf(HasSubstr("NODE"), HasSubstr("KIND"), HasSubstr("MEMORY-TIER"),
+				HasSubstr("READ-BW"), HasSubstr("SOURCE"), HasSubstr("WEIGHT"),
+				HasSubstr("CURRENT")));
+	EXPECT_THAT(l[1], AllOf(HasSubstr("dram"), HasSubstr("memory_tier4"),
+				HasSubstr("20000 MB/s"), HasSubstr("reported"), HasSubstr(" 4 ")));
+	EXPECT_THAT(l[2], AllOf(HasSubstr("tier region0"), HasSubstr("memory_tier22"),
+				HasSubstr("5000 MB/s"), HasSubstr("user"), HasSubstr(" 1 ")));
+	EXPECT_EQ(l[3], "Not set; add --set to write them (needs root).");
+}
+
+// --set writes every node's weight to weighted_interleave/node<N>.
+TEST_F(TierCommandTest, WeightsSet)
+{
+	json doc = run_json({"tier", "weights", "--json", "--set", "--bandwidth", "2=10000"});
+	EXPECT_EQ(doc["set"], true);
+	EXPECT_EQ(sys.read("kernel/mm/mempolicy/weighted_interleave/node0"), "2");
+	EXPECT_EQ(sys.read("kernel/mm/mempolicy/weighted_interleave/node2"), "1");
+	EXPECT_THAT(run_ok({"tier", "weights", "--set", "--bandwidth", "2=20000"}),
+		    HasSubstr("Weights set."));
+	EXPECT_EQ(sys.read("kernel/mm/mempolicy/weighted_interleave/node0"), "1");
+}
+
+// Without weighted interleave in the kernel, --set fails in one line after the table.
+TEST_F(TierCommandTest, WeightsSetWithoutKernelSupport)
+{
+	sys.remove("kernel/mm/mempolicy/weighted_interleave");
+	run_result r = run({"tier", "weights", "--set", "--bandwidth", "2=10000"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_THAT(r.out, HasSubstr("tier region0"));
+	EXPECT_THAT(r.err, AllOf(StartsWith("cxltierctl: this kernel has no weighted interleave"),
+				 Not(HasSubstr("\ncxltierctl"))));
+}
+
+// A bandwidth for a node without memory is refused; nodes without memory are left out.
+TEST_F(TierCommandTest, WeightsOnlyForNodesWithMemory)
+{
+	sys.add_node({.id = 3, .mem_total_kib = "0", .mem_free_kib = "0", .cpulist = "2"});
+	json doc = run_json({"tier", "weights", "--json", "--bandwidth", "2=10000"});
+	EXPECT_EQ(doc["weights"].size(), 2u);
+	run_result r = run({"tier", "weights", "--bandwidth", "3=10000", "2=1"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.err, "cxltierctl: --bandwidth 3=10000: node 3 has no memory\n");
+}
+
+// With no bandwidth known, cxltierctl measures the node itself (here the host's
+// real node 0, bound with mbind) and says so, progress on stdout, or on stderr
+// with --json so that the JSON stays clean.
+TEST_F(TierCommandTest, WeightsMeasureWhatIsNotKnown)
+{
+	if (!fs::exists("/sys/devices/system/node/node0"))
+		GTEST_SKIP() << "the host has no NUMA node 0 to measure";
+	run_result r = run({"tier", "weights", "--measure", "--measure-size", "4M", "--bandwidth",
+			    "2=1000"});
+	if (r.status == 1 && r.err.find("cannot bind memory") != std::string::npos)
+		GTEST_SKIP() << "mbind is not allowed here: " << r.err;
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_THAT(r.out, StartsWith("measuring node 0 (4 MiB, best of 3)... "));
+	EXPECT_THAT(r.out, HasSubstr("measured"));
+
+	r = run({"tier", "weights", "--json", "--measure", "--measure-size", "4M", "--bandwidth",
+		 "2=1000"});
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_THAT(r.err, StartsWith("measuring node 0"));
+	json doc = json::parse(r.out);
+	EXPECT_EQ(doc["weights"][0]["bandwidth_source"], "measured");
+	EXPECT_GT(doc["weights"][0]["read_bandwidth"].get<std::uint64_t>(), 0u);
+}
+
+// A node with too little free memory is not measured (MPOL_BIND could OOM it).
+TEST_F(TierCommandTest, WeightsRefuseToMeasureAFullNode)
+{
+	sys.add_node({.id = 2, .mem_total_kib = "1048576", .mem_free_kib = "8192"});
+	run_result r = run({"tier", "weights", "--bandwidth", "0=1"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.err, "cxltierctl: node 2 has too little free memory (8 MiB) to measure; give "
+			 "its bandwidth with --bandwidth 2=MBps\n");
+}
+
+} // namespace
