@@ -48,21 +48,9 @@ std::string_view trim(std::string_view s)
 	return s;
 }
 
-// The value as it appears in a message: quoted, unprintables replaced, bounded.
-std::string quote(std::string_view v)
-{
-	constexpr std::size_t max_shown = 40;
-	std::string out = "\"";
-	for (std::size_t i = 0; i < v.size() && i < max_shown; i++)
-		out += (v[i] >= 0x20 && v[i] < 0x7f) ? v[i] : '?';
-	if (v.size() > max_shown)
-		out += "...";
-	return out + "\"";
-}
-
 error bad_value(const fs::path &file, std::string_view what, std::string_view text)
 {
-	return {-EBADMSG, file.string() + ": expected " + std::string(what) + ", got " + quote(text)};
+	return {-EBADMSG, file.string() + ": expected " + std::string(what) + ", got " + quote_value(text)};
 }
 
 // @digits is the part of @text after any prefix; messages quote all of @text.
@@ -73,7 +61,7 @@ result<T> parse_number(const fs::path &file, std::string_view text, std::string_
 	T v{};
 	auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
 	if (ec == std::errc::result_out_of_range)
-		return error{-EBADMSG, file.string() + ": " + quote(text) + " is out of range"};
+		return error{-EBADMSG, file.string() + ": " + quote_value(text) + " is out of range"};
 	// from_chars takes a leading '-' for signed types only, never '+' or spaces.
 	if (ec != std::errc() || ptr != digits.data() + digits.size() || digits.empty())
 		return bad_value(file, what, text);
@@ -81,6 +69,19 @@ result<T> parse_number(const fs::path &file, std::string_view text, std::string_
 }
 
 } // namespace
+
+// The value as it appears in a message: quoted, unprintables replaced, bounded.
+std::string quote_value(std::string_view v)
+{
+	constexpr std::size_t max_shown = 40;
+	std::string out = "\"";
+	for (std::size_t i = 0; i < v.size() && i < max_shown; i++)
+		out += (v[i] >= 0x20 && v[i] < 0x7f) ? v[i] : '?';
+	if (v.size() > max_shown)
+		out += "...";
+	return out + "\"";
+}
+
 
 const char *errno_text(int e)
 {

@@ -63,4 +63,7 @@ private:
 	std::optional<error> failure_;
 };
 
+// @v quoted for a message: printable ASCII only, at most 40 characters shown.
+std::string quote_value(std::string_view v);
+
 } // namespace cxltier::internal

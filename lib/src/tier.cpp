@@ -100,17 +100,6 @@ void set_reason(std::string &reason, const char *msg) noexcept
 	}
 }
 
-std::string quote_value(std::string_view v)
-{
-	constexpr std::size_t max_shown = 40;
-	std::string out = "\"";
-	for (std::size_t i = 0; i < v.size() && i < max_shown; i++)
-		out += (v[i] >= 0x20 && v[i] < 0x7f) ? v[i] : '?';
-	if (v.size() > max_shown)
-		out += "...";
-	return out + "\"";
-}
-
 write_result write_attr(const fs::path &file, std::string_view value)
 {
 	// O_TRUNC does nothing to a sysfs attribute; on a test's plain file it leaves

@@ -70,8 +70,6 @@ struct write_result {
 };
 write_result write_attr(const fs::path &file, std::string_view value);
 
-// @s quoted for a message: printable ASCII only, at most 40 characters shown.
-std::string quote_value(std::string_view s);
 
 // Stores @msg as a context's reason; if that runs out of memory, leaves it empty.
 void set_reason(std::string &reason, const char *msg) noexcept;

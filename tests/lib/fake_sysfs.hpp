@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -44,6 +45,40 @@ private:
 	fs::path path_;
 };
 
+inline std::string slurp(const fs::path &p)
+{
+	std::ifstream f(p);
+	return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// A directory tree under a temporary directory, written the way sysfs shows values
+// (with a trailing newline).  The fake module tree and the fake standard sysfs build
+// on it.
+class fake_tree {
+public:
+	explicit fake_tree(std::string_view top) : root_(dir_.path() / top) {}
+
+	const fs::path &root() const noexcept { return root_; }
+
+	void write(const fs::path &rel, std::string_view value) const
+	{
+		fs::path p = root_ / rel;
+		fs::create_directories(p.parent_path());
+		std::ofstream f(p, std::ios::trunc);
+		f << value << '\n';
+		if (!f.flush())
+			throw std::runtime_error("cannot write " + p.string());
+	}
+
+	std::string read(const fs::path &rel) const { return slurp(root_ / rel); }
+
+	void remove(const fs::path &rel) const { fs::remove_all(root_ / rel); }
+
+private:
+	temp_dir dir_;
+	fs::path root_;
+};
+
 // Defaults are one 256 MiB volatile QEMU cxl-type3 device.
 struct blade_spec {
 	std::string name;
@@ -75,32 +110,18 @@ inline constexpr std::uint64_t pool_region_start = 0x390000000;
 inline constexpr std::uint64_t pool_region_size = 1ull << 30;
 inline constexpr std::uint64_t pool_blade_size = 256ull << 20;
 
-class fake_sysfs {
+class fake_sysfs : public fake_tree {
 public:
 	// A loaded module that found nothing: abi_version and empty kset directories.
-	fake_sysfs() : root_(dir_.path() / "cxltier")
+	fake_sysfs() : fake_tree("cxltier")
 	{
-		fs::create_directories(root_ / "blades");
-		fs::create_directories(root_ / "cxl_regions");
+		fs::create_directories(root() / "blades");
+		fs::create_directories(root() / "cxl_regions");
 		write("abi_version", "1");
 	}
 
-	const fs::path &root() const noexcept { return root_; }
-
-	void write(const fs::path &rel, std::string_view value) const
-	{
-		fs::path p = root_ / rel;
-		fs::create_directories(p.parent_path());
-		std::ofstream f(p, std::ios::trunc);
-		f << value << '\n';
-		if (!f.flush())
-			throw std::runtime_error("cannot write " + p.string());
-	}
-
-	void remove(const fs::path &rel) const { fs::remove_all(root_ / rel); }
-
 	// As if the module were unloaded: the root goes away.
-	void unload() const { fs::remove_all(root_); }
+	void unload() const { fs::remove_all(root()); }
 
 	void add_blade(const blade_spec &b) const
 	{
@@ -145,10 +166,6 @@ public:
 				.numa_node = "2",
 				.state = "system-ram"});
 	}
-
-private:
-	temp_dir dir_;
-	fs::path root_;
 };
 
 // Sets (or with nullopt unsets) an environment variable until scope exit.

@@ -27,12 +27,6 @@ using ::testing::StartsWith;
 
 namespace {
 
-std::string slurp(const fs::path &p)
-{
-	std::ifstream f(p);
-	return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
 std::vector<std::string> tier_names(cxltier_ctx *ctx)
 {
 	std::vector<std::string> out;

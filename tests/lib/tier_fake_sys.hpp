@@ -55,35 +55,15 @@ struct node_spec {
 	std::string weight = "1";	   // empty: no weighted_interleave/node<N>
 };
 
-class fake_sys {
+class fake_sys : public fake_tree {
 public:
-	fake_sys() : root_(dir_.path() / "sys")
+	fake_sys() : fake_tree("sys")
 	{
-		fs::create_directories(root_ / "devices/system/node/power");
-		fs::create_directories(root_ / "devices/virtual/memory_tiering/power");
-		fs::create_directories(root_ / "kernel/mm/mempolicy/weighted_interleave");
+		fs::create_directories(root() / "devices/system/node/power");
+		fs::create_directories(root() / "devices/virtual/memory_tiering/power");
+		fs::create_directories(root() / "kernel/mm/mempolicy/weighted_interleave");
 		write("devices/system/node/possible", "0-3");
 	}
-
-	const fs::path &root() const noexcept { return root_; }
-
-	void write(const fs::path &rel, std::string_view value) const
-	{
-		fs::path p = root_ / rel;
-		fs::create_directories(p.parent_path());
-		std::ofstream f(p, std::ios::trunc);
-		f << value << '\n';
-		if (!f.flush())
-			throw std::runtime_error("cannot write " + p.string());
-	}
-
-	std::string read(const fs::path &rel) const
-	{
-		std::ifstream f(root_ / rel);
-		return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-	}
-
-	void remove(const fs::path &rel) const { fs::remove_all(root_ / rel); }
 
 	void add_node(const node_spec &n) const
 	{
@@ -118,10 +98,6 @@ public:
 		set_memory_tier(4, "0");
 		set_memory_tier(22, "2");
 	}
-
-private:
-	temp_dir dir_;
-	fs::path root_;
 };
 
 } // namespace cxltier_test

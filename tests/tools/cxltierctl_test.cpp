@@ -20,8 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fake_sysfs.hpp"
-
-extern char **environ;
+#include "run_cli.hpp"
 
 using namespace cxltier_test;
 using ::testing::AllOf;
@@ -32,60 +31,13 @@ using json = nlohmann::json;
 
 namespace {
 
-struct run_result {
-	int status = -1; // exit status, or -1 if it did not exit normally
-	std::string out;
-	std::string err;
-};
-
-std::string slurp(const fs::path &p)
-{
-	std::ifstream f(p);
-	return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-// Runs cxltierctl with @args and CXLTIER_SYSFS=@root (unset if nullopt), output
-// captured in files so neither stream can fill a pipe and block.
+// Runs cxltierctl with CXLTIER_SYSFS=@root (unset if nullopt).
 run_result run(const std::vector<std::string> &args, const std::optional<fs::path> &root)
 {
-	temp_dir io;
-	fs::path out = io.path() / "stdout", err = io.path() / "stderr";
-
-	std::vector<std::string> env;
-	for (char **e = environ; *e; e++)
-		if (std::strncmp(*e, "CXLTIER_SYSFS=", 14) != 0)
-			env.emplace_back(*e);
+	std::optional<std::string> v;
 	if (root)
-		env.push_back("CXLTIER_SYSFS=" + root->string());
-
-	std::vector<char *> argv{const_cast<char *>(CXLTIERCTL_PATH)};
-	for (const auto &a : args)
-		argv.push_back(const_cast<char *>(a.c_str()));
-	argv.push_back(nullptr);
-	std::vector<char *> envp;
-	for (auto &e : env)
-		envp.push_back(e.data());
-	envp.push_back(nullptr);
-
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	pid_t pid;
-	int rc = posix_spawn(&pid, CXLTIERCTL_PATH, &fa, nullptr, argv.data(), envp.data());
-	posix_spawn_file_actions_destroy(&fa);
-	run_result r;
-	if (rc != 0) {
-		ADD_FAILURE() << "cannot run " << CXLTIERCTL_PATH << ": " << std::strerror(rc);
-		return r;
-	}
-	int ws = 0;
-	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-		;
-	r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-	r.out = slurp(out);
-	r.err = slurp(err);
-	return r;
+		v = root->string();
+	return run_cxltierctl(args, {{"CXLTIER_SYSFS", v}});
 }
 
 // A run that must succeed, with nothing on stderr.
