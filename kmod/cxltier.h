@@ -10,6 +10,16 @@
  *   device_hotplug_lock	memory hotplug (taken by the memory core and by
  *				memory block "state" stores)
  *
+ * Global regions (region.h has the details), outermost first:
+ *   cxlt_regions.lock		the region id/name table (region.c)
+ *   mmap_lock or VMA lock	held by the mm around a region fault
+ *   region page entry lock	per page (CXLT_RP_LOCKED bit), sleeping; held by the
+ *				fault handler, a migrator or a fencer of that page
+ *   i_mmap_rwsem, PTL		vm_insert_page(), unmap_mapping_range()
+ *   cxlt_region.lock		spinlock, leaf: a region's policy and node mask
+ *   cxlt_tiers.lookup_lock	spinlock, leaf (fault path lookups, tier.c)
+ * cxlt_regions.lock and entry locks are never held together.
+ *
  * Sysfs removal rule: kobject_del() waits for running show() calls to finish, and
  * show() may take cxlt_disc.lock, so mirror objects are unlinked under the lock and
  * deleted after it is dropped.
@@ -197,6 +207,10 @@ void cxlt_tiers_auto_register(void);
 void cxlt_tiers_exit(void);
 const char *cxlt_adist_source_name(enum cxlt_adist_source src);
 void cxlt_tier_release(struct kobject *kobj);
+
+/* --- region.c, region_mm.c, cdev.c: global regions and /dev/cxltier (region.h) ---- */
+int cxlt_regions_init(void);
+void cxlt_regions_exit(void);
 
 /* --- sysfs.c: /sys/kernel/cxltier ------------------------------------------------- */
 int cxlt_sysfs_init(void);

@@ -4,7 +4,9 @@
  *
  * Module entry.  The module discovers CXL type-3 memory devices ("blades") and CXL
  * regions, registers CXL RAM regions as tiered NUMA nodes on request, and publishes
- * all of it under /sys/kernel/cxltier; see Documentation/admin-guide.rst.
+ * all of it under /sys/kernel/cxltier; it also offers global regions, named memory
+ * that it places on the tiers, through /dev/cxltier.  See
+ * Documentation/admin-guide.rst.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,8 +24,13 @@ static int __init cxlt_init(void)
 	rc = cxlt_discover_init();
 	if (rc)
 		goto err_sysfs;
+	rc = cxlt_regions_init();
+	if (rc)
+		goto err_discover;
 	return 0;
 
+err_discover:
+	cxlt_discover_exit();
 err_sysfs:
 	cxlt_sysfs_exit();
 	return rc;
@@ -31,6 +38,7 @@ err_sysfs:
 
 static void __exit cxlt_exit(void)
 {
+	cxlt_regions_exit();
 	cxlt_discover_exit();
 	cxlt_tiers_exit();
 	cxlt_sysfs_exit();

@@ -294,6 +294,224 @@ int cxltier_interleave_weights(size_t nr, const uint64_t *bandwidth, unsigned in
 	for ((node) = cxltier_node_get_first(ctx); (node);                     \
 	     (node) = cxltier_node_get_next(node))
 
+/* --- Global regions (/dev/cxltier) ---------------------------------------- */
+
+/*
+ * A global region is named memory that the module places on tiers page by page
+ * and that any permitted process maps; see Documentation/ABI/testing/dev-cxltier.
+ * These functions talk to /dev/cxltier, or to the file the environment variable
+ * CXLTIER_DEV names (tests); the context only holds the last error, so they work
+ * whatever the sysfs snapshot says.  Errors are negative errnos with a one-line
+ * reason in cxltier_get_last_error(ctx):
+ *   -EINVAL  bad argument (checked here first: name of 1..63 printable ASCII bytes
+ *            without '/' or blanks; size a nonzero multiple of the page size up to
+ *            CXLTIER_REGION_SIZE_MAX; mode at most 0777; nodes 0..1023)
+ *   -ENOENT  no such region, or no /dev/cxltier (cxltier.ko not loaded)
+ *   -EEXIST  the name is taken;  -EACCES  the region's mode denies the access
+ *   -EPERM   only the owner or CAP_SYS_ADMIN may destroy or change the policy
+ *   -EFBIG   larger than the module's max_region_gb;  -ENOSPC  no free region id
+ *   -EPROTONOSUPPORT  the module speaks another ioctl ABI version
+ * Regions, infos and lists are used by one thread at a time, as their context.
+ */
+#define CXLTIER_DEV_PATH "/dev/cxltier"
+#define CXLTIER_DEV_ENV "CXLTIER_DEV"
+
+/* Bytes of a region name, without the terminating NUL. */
+#define CXLTIER_REGION_NAME_MAX 63
+/* Largest region a handle can address: 2^48 bytes. */
+#define CXLTIER_REGION_SIZE_MAX (UINT64_C(1) << 48)
+
+/* Where first-touched pages go; values are ABI (the module's CXLTIER_POLICY_*). */
+enum cxltier_region_policy {
+	CXLTIER_REGION_POLICY_FAST_FIRST = 0,  /* DRAM within the module's budget, then CXL */
+	CXLTIER_REGION_POLICY_SLOW_ONLY = 1,   /* CXL only, one node after the other */
+	CXLTIER_REGION_POLICY_INTERLEAVE = 2,  /* CXL only, page by page over the nodes */
+	CXLTIER_REGION_POLICY_PINNED_FAST = 3, /* DRAM only; SIGBUS past the budget */
+};
+
+/* Access asked for by cxltier_region_open(). */
+#define CXLTIER_REGION_READ 1
+#define CXLTIER_REGION_WRITE 2
+#define CXLTIER_REGION_RDWR (CXLTIER_REGION_READ | CXLTIER_REGION_WRITE)
+
+struct cxltier_region;      /* an open region, mapped or not */
+struct cxltier_region_info; /* a snapshot of one region's state (stat) */
+struct cxltier_region_list; /* a snapshot of the regions that exist */
+
+/*
+ * Create region @name of @size bytes.  @mode: permission bits, 0 for 0600.
+ * @nodes/@nr_nodes: the NUMA nodes pages may go to, NULL/0 for any.  *@id (if
+ * not NULL) gets the region id.  The region belongs to nobody: it stays until
+ * cxltier_region_destroy().
+ */
+int cxltier_region_create(struct cxltier_ctx *ctx, const char *name, uint64_t size,
+			  enum cxltier_region_policy policy, unsigned int mode,
+			  const int *nodes, size_t nr_nodes, uint32_t *id);
+
+/*
+ * Destroy region @name: the name is free at once, the memory goes when the last
+ * process unmaps and closes it.  Owner or CAP_SYS_ADMIN.
+ */
+int cxltier_region_destroy(struct cxltier_ctx *ctx, const char *name);
+
+/* Change where pages touched from now on go (pages in place stay).  Owner only. */
+int cxltier_region_set_policy(struct cxltier_ctx *ctx, const char *name,
+			      enum cxltier_region_policy policy, const int *nodes,
+			      size_t nr_nodes);
+
+/*
+ * Open region @name (or the region with id @id) for @access (CXLTIER_REGION_READ,
+ * _WRITE or _RDWR), checked against the region's mode like a file's.  The region
+ * object keeps a reference on @ctx, where its own errors go.
+ */
+int cxltier_region_open(struct cxltier_ctx *ctx, const char *name, int access,
+			struct cxltier_region **region);
+int cxltier_region_open_id(struct cxltier_ctx *ctx, uint32_t id, int access,
+			   struct cxltier_region **region);
+
+/* Unmap (see cxltier_region_unmap()) and close.  NULL is ignored. */
+void cxltier_region_close(struct cxltier_region *region);
+
+/*
+ * Map the whole region MAP_SHARED, readable, and writable when opened for writing;
+ * *@addr gets the address.  A mapped region returns its address again.  Pages are
+ * allocated at first touch; a touch the module cannot place gets SIGBUS.
+ */
+int cxltier_region_map(struct cxltier_region *region, void **addr);
+
+/* Unmap; pointers into the region become invalid.  0 when it was not mapped. */
+int cxltier_region_unmap(struct cxltier_region *region);
+
+uint32_t cxltier_region_get_id(const struct cxltier_region *region);
+const char *cxltier_region_get_name(const struct cxltier_region *region);
+uint64_t cxltier_region_get_size(const struct cxltier_region *region);
+/* The mapping, NULL when not mapped. */
+void *cxltier_region_get_addr(const struct cxltier_region *region);
+/* The region file descriptor, for a mapping of one's own (any page-aligned range). */
+int cxltier_region_get_fd(const struct cxltier_region *region);
+
+/* "fast-first", "slow-only", "interleave", "pinned-fast", or "unknown". */
+const char *cxltier_region_policy_name(enum cxltier_region_policy policy);
+/* The policy named @name (as above); -EINVAL when none is. */
+int cxltier_region_policy_from_name(const char *name, enum cxltier_region_policy *policy);
+
+/*
+ * A snapshot of region @name, or of an open region (which also works once it has
+ * been destroyed).  Free it with cxltier_region_info_free().
+ */
+int cxltier_region_stat(struct cxltier_ctx *ctx, const char *name,
+			struct cxltier_region_info **info);
+int cxltier_region_stat_open(struct cxltier_region *region, struct cxltier_region_info **info);
+void cxltier_region_info_free(struct cxltier_region_info *info);
+
+uint32_t cxltier_region_info_get_id(const struct cxltier_region_info *info);
+const char *cxltier_region_info_get_name(const struct cxltier_region_info *info);
+uint64_t cxltier_region_info_get_size(const struct cxltier_region_info *info);
+enum cxltier_region_policy cxltier_region_info_get_policy(const struct cxltier_region_info *info);
+unsigned int cxltier_region_info_get_mode(const struct cxltier_region_info *info);
+uint32_t cxltier_region_info_get_uid(const struct cxltier_region_info *info);
+uint32_t cxltier_region_info_get_gid(const struct cxltier_region_info *info);
+/* Destroyed, but still mapped or open somewhere. */
+int cxltier_region_info_is_destroyed(const struct cxltier_region_info *info);
+/* Pages allocated, on DRAM, and fenced (lost with a failed blade). */
+uint64_t cxltier_region_info_get_resident(const struct cxltier_region_info *info);
+uint64_t cxltier_region_info_get_fast(const struct cxltier_region_info *info);
+uint64_t cxltier_region_info_get_fenced(const struct cxltier_region_info *info);
+/* Mappings (VMAs) and open region files, in all processes. */
+unsigned int cxltier_region_info_get_maps(const struct cxltier_region_info *info);
+unsigned int cxltier_region_info_get_files(const struct cxltier_region_info *info);
+/* The nodes the policy may use, in node order; none means any. */
+const int *cxltier_region_info_get_allowed_nodes(const struct cxltier_region_info *info,
+						 size_t *count);
+/* Resident pages per node (nodes with pages only, in node order). */
+size_t cxltier_region_info_get_nr_nodes(const struct cxltier_region_info *info);
+int cxltier_region_info_get_node(const struct cxltier_region_info *info, size_t i,
+				 int *node, uint64_t *pages);
+/*
+ * Resident pages per blade.  A page interleaved over blades at a granularity
+ * below the page size counts on each.  -ERANGE past the end.
+ */
+size_t cxltier_region_info_get_nr_blades(const struct cxltier_region_info *info);
+int cxltier_region_info_get_blade(const struct cxltier_region_info *info, size_t i,
+				  const char **name, uint64_t *pages);
+
+/* The regions that exist (not destroyed), in id order. */
+int cxltier_region_list_new(struct cxltier_ctx *ctx, struct cxltier_region_list **list);
+void cxltier_region_list_free(struct cxltier_region_list *list);
+size_t cxltier_region_list_get_count(const struct cxltier_region_list *list);
+/* Entry @i; 0, NULL or 0 past the end. */
+uint32_t cxltier_region_list_get_id(const struct cxltier_region_list *list, size_t i);
+const char *cxltier_region_list_get_name(const struct cxltier_region_list *list, size_t i);
+uint64_t cxltier_region_list_get_size(const struct cxltier_region_list *list, size_t i);
+enum cxltier_region_policy cxltier_region_list_get_policy(const struct cxltier_region_list *list,
+							  size_t i);
+
+/* --- Global handles ------------------------------------------------------- */
+
+/*
+ * A handle names a byte of a region in every process: region id (16 bits) << 48
+ * | offset (48 bits).  0 is never a valid handle (no region has id 0).  The three
+ * encoding functions are pure and thread-safe.
+ */
+#define CXLTIER_HANDLE_NULL UINT64_C(0)
+
+/* -EINVAL when @id is 0 or above 65535, or @offset does not fit in 48 bits. */
+int cxltier_handle_make(uint32_t id, uint64_t offset, uint64_t *handle);
+uint32_t cxltier_handle_get_id(uint64_t handle);
+uint64_t cxltier_handle_get_offset(uint64_t handle);
+
+/*
+ * The handle of @addr, which must lie in a region this process mapped through
+ * this library (cxltier_region_map() or cxltier_handle_resolve()).  -ENOENT when
+ * it does not.  Thread-safe.
+ */
+int cxltier_handle_from_addr(struct cxltier_ctx *ctx, const void *addr, uint64_t *handle);
+
+/*
+ * The address of @handle in this process.  When no region of that id is mapped
+ * through this library, opens it by id (read-write, or read-only when the mode
+ * allows only that) and maps it; such regions stay mapped until
+ * cxltier_handle_cache_clear() or exit.  -EINVAL for a handle past the region's
+ * end.  Thread-safe (errors of concurrent calls go to their own contexts).
+ */
+int cxltier_handle_resolve(struct cxltier_ctx *ctx, uint64_t handle, void **addr);
+
+/* Unmap and close the regions cxltier_handle_resolve() opened itself. */
+void cxltier_handle_cache_clear(void);
+
+/* --- Object allocator on a region (cxltier_alloc) ------------------------- */
+
+/*
+ * Many small objects in a region: memkind's fixed-area heap (jemalloc) over
+ * [@offset, @offset + @size) of a mapped region.  The heap's state lives in this
+ * process: one allocator at a time may manage a given range, across all processes;
+ * other processes read and write the objects through handles.  Objects outlive the
+ * allocator as bytes in the region.
+ */
+struct cxltier_alloc;
+
+/*
+ * An allocator over a page-aligned range of @region, which is mapped writable
+ * first if it is not.  @size 0 means up to the region's end.  -EINVAL for a range
+ * outside the region or a region opened read-only; -ENOMEM when memkind cannot
+ * make the heap.
+ */
+int cxltier_alloc_create(struct cxltier_region *region, uint64_t offset, uint64_t size,
+			 struct cxltier_alloc **alloc);
+/* Forget the heap (the bytes stay in the region).  NULL is ignored. */
+void cxltier_alloc_destroy(struct cxltier_alloc *alloc);
+
+/* NULL with errno ENOMEM when the range is full. */
+void *cxltier_alloc_malloc(struct cxltier_alloc *alloc, size_t size);
+/* Zeroed. */
+void *cxltier_alloc_calloc(struct cxltier_alloc *alloc, size_t nmemb, size_t size);
+/* @align a power of two, at least sizeof(void *); 0, -EINVAL or -ENOMEM. */
+int cxltier_alloc_aligned(struct cxltier_alloc *alloc, size_t align, size_t size, void **ptr);
+void cxltier_alloc_free(struct cxltier_alloc *alloc, void *ptr);
+size_t cxltier_alloc_usable_size(struct cxltier_alloc *alloc, void *ptr);
+/* The region the allocator works in. */
+struct cxltier_region *cxltier_alloc_get_region(const struct cxltier_alloc *alloc);
+
 #ifdef __cplusplus
 }
 #endif

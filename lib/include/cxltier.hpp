@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 // C++20 conveniences over the C ABI in cxltier.h: an owning context pointer and
-// ranges over blades and CXL regions.  Header-only; the ABI stays the C one.
+// ranges over blades and CXL regions, RAII wrappers for global regions and an STL
+// allocator over cxltier_alloc.  Header-only; the ABI stays the C one.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <iterator>
+#include <limits>
 #include <memory>
+#include <new>
 #include <span>
 
 #include "cxltier.h"
@@ -116,5 +120,99 @@ inline std::span<const char *const> blades_of(const cxltier_tier *tier) noexcept
 	const char *const *names = cxltier_tier_get_blades(tier, &n);
 	return {names, n};
 }
+
+// --- Global regions ----------------------------------------------------------
+
+struct region_close {
+	void operator()(cxltier_region *r) const noexcept { cxltier_region_close(r); }
+};
+struct region_info_free {
+	void operator()(cxltier_region_info *i) const noexcept { cxltier_region_info_free(i); }
+};
+struct region_list_free {
+	void operator()(cxltier_region_list *l) const noexcept { cxltier_region_list_free(l); }
+};
+struct alloc_destroy {
+	void operator()(cxltier_alloc *a) const noexcept { cxltier_alloc_destroy(a); }
+};
+
+// Owning pointers: an open region (closed and unmapped at the end), a stat or list
+// snapshot, an allocator.
+using region_ptr = std::unique_ptr<cxltier_region, region_close>;
+using region_info_ptr = std::unique_ptr<cxltier_region_info, region_info_free>;
+using region_list_ptr = std::unique_ptr<cxltier_region_list, region_list_free>;
+using alloc_ptr = std::unique_ptr<cxltier_alloc, alloc_destroy>;
+
+// The C calls into owning pointers: null on failure, with the negative errno in
+// @err and the reason in cxltier_get_last_error(ctx).
+inline region_ptr open_region(cxltier_ctx *ctx, const char *name, int access, int &err) noexcept
+{
+	cxltier_region *raw = nullptr;
+	err = cxltier_region_open(ctx, name, access, &raw);
+	return region_ptr(raw);
+}
+
+inline region_info_ptr stat_region(cxltier_ctx *ctx, const char *name, int &err) noexcept
+{
+	cxltier_region_info *raw = nullptr;
+	err = cxltier_region_stat(ctx, name, &raw);
+	return region_info_ptr(raw);
+}
+
+inline region_list_ptr list_regions(cxltier_ctx *ctx, int &err) noexcept
+{
+	cxltier_region_list *raw = nullptr;
+	err = cxltier_region_list_new(ctx, &raw);
+	return region_list_ptr(raw);
+}
+
+inline alloc_ptr make_alloc(cxltier_region *region, std::uint64_t offset, std::uint64_t size,
+			    int &err) noexcept
+{
+	cxltier_alloc *raw = nullptr;
+	err = cxltier_alloc_create(region, offset, size, &raw);
+	return alloc_ptr(raw);
+}
+
+// The object a handle names, in this process (mapping its region if needed).
+template <class T> T *resolve(cxltier_ctx *ctx, std::uint64_t handle, int &err) noexcept
+{
+	void *p = nullptr;
+	err = cxltier_handle_resolve(ctx, handle, &p);
+	return static_cast<T *>(p);
+}
+
+// A standard allocator over a cxltier_alloc, for containers whose elements live in
+// a region: std::vector<int, cxltier::region_allocator<int>> v{region_allocator<int>(a)}.
+template <class T> class region_allocator {
+public:
+	using value_type = T;
+
+	explicit region_allocator(cxltier_alloc *alloc) noexcept : alloc_(alloc) {}
+	template <class U>
+	region_allocator(const region_allocator<U> &other) noexcept : alloc_(other.get())
+	{
+	}
+
+	T *allocate(std::size_t n)
+	{
+		constexpr std::size_t align = alignof(T) < sizeof(void *) ? sizeof(void *) : alignof(T);
+		void *p = nullptr;
+		if (n > std::numeric_limits<std::size_t>::max() / sizeof(T) ||
+		    cxltier_alloc_aligned(alloc_, align, n * sizeof(T), &p))
+			throw std::bad_alloc();
+		return static_cast<T *>(p);
+	}
+	void deallocate(T *p, std::size_t) noexcept { cxltier_alloc_free(alloc_, p); }
+	cxltier_alloc *get() const noexcept { return alloc_; }
+
+	template <class U> bool operator==(const region_allocator<U> &other) const noexcept
+	{
+		return alloc_ == other.get();
+	}
+
+private:
+	cxltier_alloc *alloc_;
+};
 
 } // namespace cxltier

@@ -35,6 +35,7 @@ using action = std::function<void()>;
 void add_list_command(CLI::App &app, action &run);
 void add_blade_command(CLI::App &app, action &run);
 void add_cxl_region_command(CLI::App &app, action &run);
+void add_region_command(CLI::App &app, action &run);
 
 // ctx.cpp: a library context, or fatal with the library's reason.
 cxltier::ctx_ptr open_ctx();

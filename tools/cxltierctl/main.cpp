@@ -19,6 +19,7 @@ constexpr void (*commands[])(CLI::App &, action &) = {
 	add_blade_command,
 	add_cxl_region_command,
 	add_tier_command,
+	add_region_command,
 };
 
 constexpr int exit_failure = 1;

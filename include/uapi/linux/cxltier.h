@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * cxltier global regions: the ioctl ABI of /dev/cxltier and of region file
+ * descriptors.  Shared by the module, libcxltier and the selftests; documented in
+ * Documentation/ABI/testing/dev-cxltier.
+ *
+ * Conventions of every command that takes a struct:
+ *  - The struct starts with @size, which the caller sets to sizeof() the struct it
+ *    was built with, and the command number encodes the same size.  A caller built
+ *    against an older, shorter version of a struct keeps working; a newer, longer
+ *    one works as long as the fields this module does not know are zero (else
+ *    E2BIG).
+ *  - @flags takes only the bits defined for that command (else EINVAL).
+ *  - Fields named reserved* must be zero (else EINVAL).
+ *  - Names are NUL-terminated within their array (else EINVAL).
+ *  - Only fixed-size types; no implicit padding, so i386 and x86_64 agree.
+ */
+#ifndef _UAPI_LINUX_CXLTIER_H
+#define _UAPI_LINUX_CXLTIER_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+/* The misc device: /dev/cxltier. */
+#define CXLTIER_DEVICE_NAME		"cxltier"
+
+/* Returned by CXLTIER_IOC_VERSION; incremented only by incompatible changes. */
+#define CXLTIER_ABI_VERSION		1
+
+/* A region name: 1 to 63 printable bytes other than '/' and blanks, then NUL. */
+#define CXLTIER_NAME_MAX		64
+/* A blade (CXL memdev) name with its NUL, e.g. "mem0". */
+#define CXLTIER_BLADE_NAME_MAX		32
+/* Node masks have room for 1024 NUMA nodes, the kernel's largest MAX_NUMNODES. */
+#define CXLTIER_NODE_WORDS		16
+
+/*
+ * A global handle names a byte of a region in every process:
+ * region id (16 bits) << 48 | offset (48 bits).  Id 0 is never a region.
+ */
+#define CXLTIER_HANDLE_ID_SHIFT		48
+#define CXLTIER_HANDLE_OFFSET_MASK	((1ULL << CXLTIER_HANDLE_ID_SHIFT) - 1)
+#define CXLTIER_REGION_ID_MAX		0xffff
+/* Largest region length the ABI can address with a handle. */
+#define CXLTIER_LENGTH_MAX		(1ULL << CXLTIER_HANDLE_ID_SHIFT)
+
+/* Placement policies: where the page behind a first touch is allocated. */
+#define CXLTIER_POLICY_FAST_FIRST	0	/* DRAM within its budget, then CXL */
+#define CXLTIER_POLICY_SLOW_ONLY	1	/* CXL only, filling one node after another */
+#define CXLTIER_POLICY_INTERLEAVE	2	/* CXL only, page by page across nodes */
+#define CXLTIER_POLICY_PINNED_FAST	3	/* DRAM only, never moved */
+#define CXLTIER_POLICY_MAX		CXLTIER_POLICY_PINNED_FAST
+
+/* Flags of commands that name a region: select it by @id instead of @name. */
+#define CXLTIER_BY_ID			(1U << 0)
+
+/**
+ * struct cxltier_create - CXLTIER_IOC_CREATE
+ * @size: (in) sizeof(struct cxltier_create)
+ * @flags: (in) CXLTIER_CREATE_MODE: @mode is set; otherwise the mode is 0600
+ * @length: (in) bytes, a nonzero multiple of the page size
+ * @policy: (in) CXLTIER_POLICY_*
+ * @mode: (in) permission bits (at most 0777) with CXLTIER_CREATE_MODE, else 0
+ * @nodes: (in) NUMA nodes pages may be placed on; all zero: any node
+ * @name: (in) the region's name, unique among regions not destroyed
+ * @id: (out) the region id, 1 to CXLTIER_REGION_ID_MAX
+ * @reserved0: must be zero
+ * @reserved: must be zero
+ */
+struct cxltier_create {
+	__u32 size;
+	__u32 flags;
+	__u64 length;
+	__u32 policy;
+	__u32 mode;
+	__u64 nodes[CXLTIER_NODE_WORDS];
+	char name[CXLTIER_NAME_MAX];
+	__u32 id;
+	__u32 reserved0;
+	__u64 reserved[4];
+};
+
+#define CXLTIER_CREATE_MODE		(1U << 0)
+#define CXLTIER_CREATE_FLAGS		CXLTIER_CREATE_MODE
+
+/**
+ * struct cxltier_open - CXLTIER_IOC_OPEN
+ * @size: (in) sizeof(struct cxltier_open)
+ * @flags: (in) CXLTIER_OPEN_READ and/or CXLTIER_OPEN_WRITE (at least one), and
+ *	CXLTIER_BY_ID to select the region by @id
+ * @id: (in) with CXLTIER_BY_ID; (out) the region id
+ * @fd: (out) a new file descriptor (O_CLOEXEC) bound to the region; mmap() it
+ * @length: (out) the region's size in bytes
+ * @name: (in) without CXLTIER_BY_ID; (out) the region's name
+ * @reserved: must be zero
+ *
+ * Access is checked against the region's owner, group and mode like a file's.
+ */
+struct cxltier_open {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__s32 fd;
+	__u64 length;
+	char name[CXLTIER_NAME_MAX];
+	__u64 reserved[4];
+};
+
+#define CXLTIER_OPEN_READ		(1U << 1)
+#define CXLTIER_OPEN_WRITE		(1U << 2)
+#define CXLTIER_OPEN_FLAGS		(CXLTIER_BY_ID | CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE)
+
+/**
+ * struct cxltier_destroy - CXLTIER_IOC_DESTROY
+ * @size: (in) sizeof(struct cxltier_destroy)
+ * @flags: (in) CXLTIER_BY_ID or 0
+ * @id: (in) with CXLTIER_BY_ID, else 0
+ * @reserved0: must be zero
+ * @name: (in) without CXLTIER_BY_ID, else empty
+ * @reserved: must be zero
+ *
+ * The name and id are free for reuse at once; the memory goes when the last file
+ * descriptor and mapping of the region go.  Owner or CAP_SYS_ADMIN only.
+ */
+struct cxltier_destroy {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 reserved0;
+	char name[CXLTIER_NAME_MAX];
+	__u64 reserved[2];
+};
+
+#define CXLTIER_DESTROY_FLAGS		CXLTIER_BY_ID
+
+/**
+ * struct cxltier_list_entry - one region in CXLTIER_IOC_LIST's output
+ * @id: (out) region id
+ * @policy: (out) CXLTIER_POLICY_*
+ * @length: (out) size in bytes
+ * @name: (out) name
+ */
+struct cxltier_list_entry {
+	__u32 id;
+	__u32 policy;
+	__u64 length;
+	char name[CXLTIER_NAME_MAX];
+};
+
+/**
+ * struct cxltier_list - CXLTIER_IOC_LIST: the regions not destroyed, by id
+ * @size: (in) sizeof(struct cxltier_list)
+ * @flags: (in) 0
+ * @count: (in) room in @entries; (out) number of regions, which may exceed the room
+ *	(only that many were written; call again with more room)
+ * @reserved0: must be zero
+ * @entries: (in) user address of an array of struct cxltier_list_entry; may be 0
+ *	when @count is 0
+ * @reserved: must be zero
+ */
+struct cxltier_list {
+	__u32 size;
+	__u32 flags;
+	__u32 count;
+	__u32 reserved0;
+	__u64 entries;
+	__u64 reserved[2];
+};
+
+/**
+ * struct cxltier_node_pages - resident pages of a region on one NUMA node
+ * @node: (out) node id
+ * @reserved: (out) zero
+ * @pages: (out) pages of the region on @node
+ */
+struct cxltier_node_pages {
+	__u32 node;
+	__u32 reserved;
+	__u64 pages;
+};
+
+/**
+ * struct cxltier_blade_pages - resident pages of a region on one blade
+ * @name: (out) the blade's memdev name
+ * @pages: (out) pages with data on the blade; a page interleaved over several
+ *	blades at a granularity below the page size counts on each of them
+ */
+struct cxltier_blade_pages {
+	char name[CXLTIER_BLADE_NAME_MAX];
+	__u64 pages;
+};
+
+/**
+ * struct cxltier_stat - CXLTIER_IOC_STAT
+ * @size: (in) sizeof(struct cxltier_stat)
+ * @flags: (in) on /dev/cxltier: CXLTIER_BY_ID or 0; on a region fd: 0 (the fd
+ *	selects the region, which may be destroyed)
+ * @id: (in) with CXLTIER_BY_ID; (out) region id
+ * @region_flags: (out) CXLTIER_REGION_DESTROYED
+ * @name: (in) on /dev/cxltier without CXLTIER_BY_ID; (out) name
+ * @length: (out) size in bytes
+ * @policy: (out) CXLTIER_POLICY_*
+ * @mode: (out) permission bits
+ * @uid: (out) owner, in the caller's user namespace
+ * @gid: (out) group, in the caller's user namespace
+ * @nodes: (out) allowed nodes; all zero: any
+ * @resident: (out) pages allocated
+ * @fenced: (out) pages fenced (their memory failed; access gets SIGBUS)
+ * @fast: (out) pages on DRAM (fast) nodes
+ * @nr_maps: (out) mappings (VMAs) of the region, in all processes
+ * @nr_files: (out) open region file descriptions, in all processes
+ * @node_count: (in) room in @node_pages; (out) entries available (nodes with pages)
+ * @blade_count: (in) room in @blade_pages; (out) entries available
+ * @node_pages: (in) user address of struct cxltier_node_pages[@node_count], or 0
+ * @blade_pages: (in) user address of struct cxltier_blade_pages[@blade_count], or 0
+ * @reserved: must be zero
+ */
+struct cxltier_stat {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 region_flags;
+	char name[CXLTIER_NAME_MAX];
+	__u64 length;
+	__u32 policy;
+	__u32 mode;
+	__u32 uid;
+	__u32 gid;
+	__u64 nodes[CXLTIER_NODE_WORDS];
+	__u64 resident;
+	__u64 fenced;
+	__u64 fast;
+	__u32 nr_maps;
+	__u32 nr_files;
+	__u32 node_count;
+	__u32 blade_count;
+	__u64 node_pages;
+	__u64 blade_pages;
+	__u64 reserved[4];
+};
+
+#define CXLTIER_STAT_FLAGS		CXLTIER_BY_ID
+#define CXLTIER_REGION_DESTROYED	(1U << 0)
+
+/**
+ * struct cxltier_set_policy - CXLTIER_IOC_SET_POLICY
+ * @size: (in) sizeof(struct cxltier_set_policy)
+ * @flags: (in) CXLTIER_BY_ID or 0
+ * @id: (in) with CXLTIER_BY_ID, else 0
+ * @policy: (in) CXLTIER_POLICY_*
+ * @name: (in) without CXLTIER_BY_ID, else empty
+ * @nodes: (in) allowed nodes; all zero: any
+ * @reserved: must be zero
+ *
+ * Applies to pages allocated from now on; pages already placed stay where they are.
+ * Owner or CAP_SYS_ADMIN only.
+ */
+struct cxltier_set_policy {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 policy;
+	char name[CXLTIER_NAME_MAX];
+	__u64 nodes[CXLTIER_NODE_WORDS];
+	__u64 reserved[2];
+};
+
+#define CXLTIER_SET_POLICY_FLAGS	CXLTIER_BY_ID
+
+/* ioctl type 0xC7, numbers 0x00-0x0F (free in ioctl-number.rst as of Linux 6.12). */
+#define CXLTIER_IOC_MAGIC		0xC7
+
+/* /dev/cxltier.  VERSION takes no argument and returns CXLTIER_ABI_VERSION. */
+#define CXLTIER_IOC_VERSION		_IO(CXLTIER_IOC_MAGIC, 0x00)
+#define CXLTIER_IOC_CREATE		_IOWR(CXLTIER_IOC_MAGIC, 0x01, struct cxltier_create)
+#define CXLTIER_IOC_OPEN		_IOWR(CXLTIER_IOC_MAGIC, 0x02, struct cxltier_open)
+#define CXLTIER_IOC_DESTROY		_IOW(CXLTIER_IOC_MAGIC, 0x03, struct cxltier_destroy)
+#define CXLTIER_IOC_LIST		_IOWR(CXLTIER_IOC_MAGIC, 0x04, struct cxltier_list)
+/* Also on a region fd. */
+#define CXLTIER_IOC_STAT		_IOWR(CXLTIER_IOC_MAGIC, 0x05, struct cxltier_stat)
+#define CXLTIER_IOC_SET_POLICY		_IOW(CXLTIER_IOC_MAGIC, 0x06, struct cxltier_set_policy)
+
+#endif /* _UAPI_LINUX_CXLTIER_H */

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: /dev/cxltier
+ *
+ * The misc device through which processes create, open, destroy, list and stat
+ * global regions (include/uapi/linux/cxltier.h, Documentation/ABI/testing/
+ * dev-cxltier).  It is mode 0666: access control is per region (region.c).
+ *
+ * Every command is handled the same way: copy the struct in (its size comes from
+ * the command number and must match its @size field; a longer struct from a newer
+ * caller is accepted when the part this module does not know is zero), validate
+ * everything (flags, reserved fields, names, sizes, node masks), then call one
+ * function per verb, then copy the result out.  Bad input gets a clear errno and one
+ * ratelimited line in the kernel log naming the reason.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/nodemask.h>
+#include <linux/uaccess.h>
+
+#include "cxltier.h"
+#include "region.h"
+
+/* One line per bad request: what, who, why. */
+#define cxlt_bad(verb, fmt, ...)						\
+	pr_warn_ratelimited("ioctl %s (%s[%d]): " fmt "\n", verb, current->comm,	\
+			    task_pid_nr(current), ##__VA_ARGS__)
+
+/*
+ * Copy in the struct of a command.  @cmd's direction and type were matched by the
+ * caller; its size is the caller's struct size, which must be at least the first
+ * version's (all structs are at their first version) and equal to @size, the
+ * struct's first field.
+ */
+static int cxlt_copy_in(const char *verb, unsigned int cmd, void *karg, size_t ksize,
+			const void __user *uarg)
+{
+	u32 usize = _IOC_SIZE(cmd);
+	int rc;
+
+	if (usize < ksize) {
+		cxlt_bad(verb, "struct of %u bytes, version 1 has %zu", usize, ksize);
+		return -EINVAL;
+	}
+	rc = copy_struct_from_user(karg, ksize, uarg, usize);
+	if (rc == -E2BIG)
+		cxlt_bad(verb, "struct of %u bytes is nonzero beyond the %zu known bytes",
+			 usize, ksize);
+	if (rc)
+		return rc;
+	if (*(u32 *)karg != usize) {
+		cxlt_bad(verb, "size field %u does not match the command's struct size %u",
+			 *(u32 *)karg, usize);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cxlt_copy_out(unsigned int cmd, void __user *uarg, const void *karg,
+			 size_t ksize)
+{
+	return copy_to_user(uarg, karg, min_t(size_t, _IOC_SIZE(cmd), ksize)) ? -EFAULT : 0;
+}
+
+static int cxlt_check_flags(const char *verb, u32 flags, u32 known)
+{
+	if (flags & ~known) {
+		cxlt_bad(verb, "unknown flags %#x", flags & ~known);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cxlt_check_zero(const char *verb, const void *p, size_t len)
+{
+	if (memchr_inv(p, 0, len)) {
+		cxlt_bad(verb, "reserved fields are not zero");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * A name: 1-63 bytes of printable ASCII other than '/' and space, NUL-terminated in
+ * its array and zero after the NUL (so an uninitialised buffer is caught).
+ */
+static int cxlt_check_name(const char *verb, const char *name)
+{
+	size_t len = strnlen(name, CXLTIER_NAME_MAX), i;
+
+	if (len == CXLTIER_NAME_MAX) {
+		cxlt_bad(verb, "name has no NUL within %d bytes (at most %d bytes)",
+			 CXLTIER_NAME_MAX, CXLTIER_NAME_MAX - 1);
+		return -ENAMETOOLONG;
+	}
+	if (!len) {
+		cxlt_bad(verb, "empty name");
+		return -EINVAL;
+	}
+	for (i = 0; i < len; i++) {
+		u8 c = name[i];
+
+		/* Printable ASCII; the kernel's isgraph() also takes Latin-1. */
+		if (c <= ' ' || c >= 0x7f || c == '/') {
+			cxlt_bad(verb, "name has byte %#x at %zu (not printable ASCII, or '/')",
+				 c, i);
+			return -EINVAL;
+		}
+	}
+	if (memchr_inv(name + len, 0, CXLTIER_NAME_MAX - len)) {
+		cxlt_bad(verb, "name has nonzero bytes after its NUL");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The region selector of a command: an id with CXLTIER_BY_ID, else a name. */
+static int cxlt_check_sel(const char *verb, u32 flags, u32 id, const char *name)
+{
+	if (!(flags & CXLTIER_BY_ID))
+		return cxlt_check_name(verb, name);
+	if (!id || id > CXLTIER_REGION_ID_MAX) {
+		cxlt_bad(verb, "region id %u is out of range (1-%u)", id, CXLTIER_REGION_ID_MAX);
+		return -EINVAL;
+	}
+	return cxlt_check_zero(verb, name, CXLTIER_NAME_MAX);
+}
+
+static int cxlt_check_policy(const char *verb, u32 policy)
+{
+	if (policy > CXLTIER_POLICY_MAX) {
+		cxlt_bad(verb, "unknown policy %u", policy);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cxlt_check_nodes(const char *verb, const __u64 *words)
+{
+	int bit;
+
+	for (bit = nr_node_ids; bit < CXLTIER_NODE_WORDS * 64; bit++) {
+		if (words[bit / 64] & BIT_ULL(bit % 64)) {
+			cxlt_bad(verb, "node %d is not possible (nr_node_ids %u)", bit,
+				 nr_node_ids);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static long cxlt_ioc_create(unsigned int cmd, void __user *uarg)
+{
+	static const char verb[] = "create";
+	struct cxltier_create a;
+	int rc;
+
+	rc = cxlt_copy_in(verb, cmd, &a, sizeof(a), uarg);
+	if (rc)
+		return rc;
+	rc = cxlt_check_flags(verb, a.flags, CXLTIER_CREATE_FLAGS) ?:
+	     cxlt_check_zero(verb, &a.reserved0, sizeof(a.reserved0)) ?:
+	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved)) ?:
+	     cxlt_check_name(verb, a.name) ?:
+	     cxlt_check_policy(verb, a.policy) ?:
+	     cxlt_check_nodes(verb, a.nodes);
+	if (rc)
+		return rc;
+	if (!a.length || !PAGE_ALIGNED(a.length)) {
+		cxlt_bad(verb, "length %llu is not a nonzero multiple of %lu", a.length, PAGE_SIZE);
+		return -EINVAL;
+	}
+	if (a.length > CXLTIER_LENGTH_MAX) {
+		cxlt_bad(verb, "length %llu is beyond what a handle can address (%llu)", a.length,
+			 CXLTIER_LENGTH_MAX);
+		return -EINVAL;
+	}
+	if (a.flags & CXLTIER_CREATE_MODE ? a.mode & ~0777 : a.mode) {
+		cxlt_bad(verb, "mode %#o: not permission bits, or no CXLTIER_CREATE_MODE",
+			 a.mode);
+		return -EINVAL;
+	}
+	rc = cxlt_region_create(&a, &a.id);
+	if (rc)
+		return rc;
+	/*
+	 * The region exists even if the id cannot be copied out; the caller can
+	 * still open it by name or destroy it.
+	 */
+	return cxlt_copy_out(cmd, uarg, &a, sizeof(a));
+}
+
+static long cxlt_ioc_open(unsigned int cmd, void __user *uarg)
+{
+	static const char verb[] = "open";
+	struct cxltier_open a;
+	struct file *file;
+	int rc, fd;
+
+	rc = cxlt_copy_in(verb, cmd, &a, sizeof(a), uarg);
+	if (rc)
+		return rc;
+	rc = cxlt_check_flags(verb, a.flags, CXLTIER_OPEN_FLAGS) ?:
+	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved)) ?:
+	     cxlt_check_sel(verb, a.flags, a.id, a.name);
+	if (rc)
+		return rc;
+	if (!(a.flags & (CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE))) {
+		cxlt_bad(verb, "neither CXLTIER_OPEN_READ nor CXLTIER_OPEN_WRITE");
+		return -EINVAL;
+	}
+	fd = cxlt_region_open(&a, &file);
+	if (fd < 0)
+		return fd;
+	rc = cxlt_copy_out(cmd, uarg, &a, sizeof(a));
+	if (rc) {
+		fput(file);
+		put_unused_fd(fd);
+		return rc;
+	}
+	fd_install(fd, file);
+	return 0;
+}
+
+static long cxlt_ioc_destroy(unsigned int cmd, void __user *uarg)
+{
+	static const char verb[] = "destroy";
+	struct cxltier_destroy a;
+	int rc;
+
+	rc = cxlt_copy_in(verb, cmd, &a, sizeof(a), uarg);
+	if (rc)
+		return rc;
+	rc = cxlt_check_flags(verb, a.flags, CXLTIER_DESTROY_FLAGS) ?:
+	     cxlt_check_zero(verb, &a.reserved0, sizeof(a.reserved0)) ?:
+	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved)) ?:
+	     cxlt_check_sel(verb, a.flags, a.id, a.name);
+	if (rc)
+		return rc;
+	return cxlt_region_destroy(&a);
+}
+
+static long cxlt_ioc_list(unsigned int cmd, void __user *uarg)
+{
+	static const char verb[] = "list";
+	struct cxltier_list a;
+	int rc;
+
+	rc = cxlt_copy_in(verb, cmd, &a, sizeof(a), uarg);
+	if (rc)
+		return rc;
+	rc = cxlt_check_flags(verb, a.flags, 0) ?:
+	     cxlt_check_zero(verb, &a.reserved0, sizeof(a.reserved0)) ?:
+	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved));
+	if (rc)
+		return rc;
+	if (a.count && !a.entries) {
+		cxlt_bad(verb, "room for %u entries at address 0", a.count);
+		return -EFAULT;
+	}
+	/* There are never more regions than ids. */
+	a.count = min_t(u32, a.count, CXLTIER_REGION_ID_MAX);
+	rc = cxlt_region_list(&a);
+	if (rc)
+		return rc;
+	return cxlt_copy_out(cmd, uarg, &a, sizeof(a));
+}
+
+/* STAT on /dev/cxltier (@r NULL: select by the struct) or on a region file (@r). */
+static long cxlt_ioc_stat(unsigned int cmd, void __user *uarg, struct cxlt_region *r)
+{
+	static const char verb[] = "stat";
+	struct cxltier_stat *a;
+	bool put = false;
+	long rc;
+
+	a = kmalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	rc = cxlt_copy_in(verb, cmd, a, sizeof(*a), uarg) ?:
+	     cxlt_check_flags(verb, a->flags, r ? 0 : CXLTIER_STAT_FLAGS) ?:
+	     cxlt_check_zero(verb, a->reserved, sizeof(a->reserved));
+	if (!rc && !r)
+		rc = cxlt_check_sel(verb, a->flags, a->id, a->name);
+	if (rc)
+		goto out;
+	if ((a->node_count && !a->node_pages) || (a->blade_count && !a->blade_pages)) {
+		cxlt_bad(verb, "room for %u nodes and %u blades with an array at address 0",
+			 a->node_count, a->blade_count);
+		rc = -EFAULT;
+		goto out;
+	}
+	if (!r) {
+		r = cxlt_region_get(a->flags & CXLTIER_BY_ID, a->id, a->name);
+		if (!r) {
+			rc = -ENOENT;
+			goto out;
+		}
+		put = true;
+	}
+	rc = cxlt_region_stat(r, a) ?: cxlt_copy_out(cmd, uarg, a, sizeof(*a));
+	if (put)
+		cxlt_region_put(r);
+out:
+	kfree(a);
+	return rc;
+}
+
+static long cxlt_ioc_set_policy(unsigned int cmd, void __user *uarg)
+{
+	static const char verb[] = "set-policy";
+	struct cxltier_set_policy *a;
+	long rc;
+
+	a = kmalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	rc = cxlt_copy_in(verb, cmd, a, sizeof(*a), uarg) ?:
+	     cxlt_check_flags(verb, a->flags, CXLTIER_SET_POLICY_FLAGS) ?:
+	     cxlt_check_zero(verb, a->reserved, sizeof(a->reserved)) ?:
+	     cxlt_check_sel(verb, a->flags, a->id, a->name) ?:
+	     cxlt_check_policy(verb, a->policy) ?:
+	     cxlt_check_nodes(verb, a->nodes) ?:
+	     cxlt_region_set_policy(a);
+	kfree(a);
+	return rc;
+}
+
+/* Direction and size checks are per verb; the number selects the verb. */
+static bool cxlt_cmd_is(unsigned int cmd, unsigned int want)
+{
+	return _IOC_TYPE(cmd) == _IOC_TYPE(want) && _IOC_NR(cmd) == _IOC_NR(want) &&
+	       _IOC_DIR(cmd) == _IOC_DIR(want);
+}
+
+static long cxlt_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	if (cmd == CXLTIER_IOC_VERSION)
+		return CXLTIER_ABI_VERSION;
+	if (cxlt_cmd_is(cmd, CXLTIER_IOC_CREATE))
+		return cxlt_ioc_create(cmd, uarg);
+	if (cxlt_cmd_is(cmd, CXLTIER_IOC_OPEN))
+		return cxlt_ioc_open(cmd, uarg);
+	if (cxlt_cmd_is(cmd, CXLTIER_IOC_DESTROY))
+		return cxlt_ioc_destroy(cmd, uarg);
+	if (cxlt_cmd_is(cmd, CXLTIER_IOC_LIST))
+		return cxlt_ioc_list(cmd, uarg);
+	if (cxlt_cmd_is(cmd, CXLTIER_IOC_STAT))
+		return cxlt_ioc_stat(cmd, uarg, NULL);
+	if (cxlt_cmd_is(cmd, CXLTIER_IOC_SET_POLICY))
+		return cxlt_ioc_set_policy(cmd, uarg);
+	cxlt_bad("?", "unknown command %#x", cmd);
+	return -ENOTTY;
+}
+
+/**
+ * cxlt_region_file_ioctl() - ioctl of a region file: CXLTIER_IOC_STAT only
+ * @file: the region file
+ * @cmd: command
+ * @arg: user address of its struct
+ *
+ * Return: as the command; -ENOTTY for any other command.
+ */
+long cxlt_region_file_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	if (cxlt_cmd_is(cmd, CXLTIER_IOC_STAT))
+		return cxlt_ioc_stat(cmd, (void __user *)arg, cxlt_region_of_file(file));
+	cxlt_bad("?", "unknown command %#x on a region file", cmd);
+	return -ENOTTY;
+}
+
+static const struct file_operations cxlt_cdev_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = cxlt_cdev_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice cxlt_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = CXLTIER_DEVICE_NAME,
+	.fops = &cxlt_cdev_fops,
+	.mode = 0666,
+};
+
+int cxlt_cdev_init(void)
+{
+	return misc_register(&cxlt_miscdev);
+}
+
+void cxlt_cdev_exit(void)
+{
+	misc_deregister(&cxlt_miscdev);
+}

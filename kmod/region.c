@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: global regions
+ *
+ * A global region is named memory that the module places on tiers itself and that
+ * any permitted process maps by name.  /dev/cxltier (cdev.c) creates, opens,
+ * destroys, lists and stats regions; OPEN returns a region file, which is what
+ * processes mmap() (region_mm.c).  Nothing about a region is tied to the process
+ * that created it.
+ *
+ * Each region has an inode on a small internal filesystem of the module, and every
+ * region file of it is a file on that inode, so the inode's address_space is the
+ * region's own: every mapping of the region, in every process, is linked into it
+ * and unmap_mapping_range() on it reaches them all (what migration and fencing
+ * need).  fstat() on a region file shows its size and owner.
+ *
+ * Lifetime.  A region is reference counted: the name table holds one reference
+ * until DESTROY, each open region file one (and each mapping holds its file), and
+ * an ioctl one while it works on the region.  DESTROY frees the name and id at once
+ * and the memory when the last file and mapping go.  Every region, destroyed or not,
+ * pins the internal filesystem (simple_pin_fs()), whose superblock holds a
+ * reference on the module; so rmmod is refused while any region exists, and an
+ * rmmod never drops a region's data: destroy the regions first
+ * (cxltierctl region destroy).  Region files also pin the module through their
+ * file_operations' owner.
+ *
+ * Access control is a file's: the owner and group are the creator's fsuid and
+ * fsgid, the mode is 0600 unless CREATE sets one, and OPEN checks read and write
+ * permission against the caller's fsuid and groups (CAP_DAC_OVERRIDE bypasses it).
+ * Only the owner or CAP_SYS_ADMIN may destroy a region or change its policy.
+ * Listing and stat need no permission.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/fs_context.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pseudo_fs.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+
+#include "cxltier.h"
+#include "region.h"
+
+#define CXLT_FS_MAGIC		0x43584c54	/* "CXLT" */
+/* Blades counted per stat call; a pool with more reports the first ones. */
+#define CXLT_STAT_MAX_BLADES	64
+
+static unsigned int max_region_gb = 1024;
+module_param(max_region_gb, uint, 0644);
+MODULE_PARM_DESC(max_region_gb,
+		 "Largest region that may be created, in GiB (default 1024); its page table directory takes 8 bytes per MiB");
+
+static struct {
+	/*
+	 * Protects @ids, and with it which regions have which name; taken in
+	 * process context only, never while an entry lock is held.
+	 */
+	struct mutex lock;
+	struct xarray ids;	/* id -> region, for regions not destroyed */
+	struct list_head all;	/* every region not freed, destroyed or not */
+	u32 next_id;		/* xa_alloc_cyclic() cursor: ids are reused late */
+} cxlt_regions = {
+	.lock = __MUTEX_INITIALIZER(cxlt_regions.lock),
+	.ids = XARRAY_INIT(cxlt_regions.ids, XA_FLAGS_ALLOC1),
+	.all = LIST_HEAD_INIT(cxlt_regions.all),
+};
+
+static int cxlt_fs_init_fs_context(struct fs_context *fc)
+{
+	return init_pseudo(fc, CXLT_FS_MAGIC) ? 0 : -ENOMEM;
+}
+
+/* Never mounted where userspace sees it; .owner makes its superblock pin us. */
+static struct file_system_type cxlt_fs_type = {
+	.name = "cxltier",
+	.owner = THIS_MODULE,
+	.init_fs_context = cxlt_fs_init_fs_context,
+	.kill_sb = kill_anon_super,
+};
+
+static int cxlt_region_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
+			       struct iattr *attr)
+{
+	return -EPERM;
+}
+
+static const struct inode_operations cxlt_region_iops = {
+	.setattr = cxlt_region_setattr,
+};
+
+static struct vfsmount *cxlt_fs_mnt;
+static int cxlt_fs_cnt;		/* simple_pin_fs() users: one per region */
+
+static void cxlt_region_free(struct kref *ref)
+{
+	struct cxlt_region *r = container_of(ref, struct cxlt_region, ref);
+
+	pr_debug("region %s: freed (id %u)\n", r->name, r->id);
+	mutex_lock(&cxlt_regions.lock);
+	list_del(&r->all);
+	mutex_unlock(&cxlt_regions.lock);
+	cxlt_region_table_free(r);
+	iput(r->inode);
+	simple_release_fs(&cxlt_fs_mnt, &cxlt_fs_cnt);
+	kfree(r);
+}
+
+/**
+ * cxlt_region_put() - drop a reference on a region
+ * @r: the region
+ *
+ * Context: process context, without cxlt_regions.lock; the last reference frees
+ * the region's memory (sleeps).
+ */
+void cxlt_region_put(struct cxlt_region *r)
+{
+	kref_put(&r->ref, cxlt_region_free);
+}
+
+static struct cxlt_region *cxlt_region_find(u32 by_id, u32 id, const char *name)
+{
+	struct cxlt_region *r;
+	unsigned long idx;
+
+	lockdep_assert_held(&cxlt_regions.lock);
+	if (by_id)
+		return xa_load(&cxlt_regions.ids, id);
+	xa_for_each(&cxlt_regions.ids, idx, r)
+		if (!strcmp(r->name, name))
+			return r;
+	return NULL;
+}
+
+/**
+ * cxlt_region_get() - look a region up and take a reference
+ * @by_id: nonzero: by @id, else by @name
+ * @id: region id
+ * @name: NUL-terminated name
+ *
+ * Context: process context; takes cxlt_regions.lock.
+ * Return: the region, referenced (cxlt_region_put()), or NULL when no region that
+ * is not destroyed has that id or name.
+ */
+struct cxlt_region *cxlt_region_get(u32 by_id, u32 id, const char *name)
+{
+	struct cxlt_region *r;
+
+	mutex_lock(&cxlt_regions.lock);
+	r = cxlt_region_find(by_id, id, name);
+	if (r)
+		kref_get(&r->ref);
+	mutex_unlock(&cxlt_regions.lock);
+	return r;
+}
+
+/* Read and/or write access (MAY_READ, MAY_WRITE) like generic_permission(). */
+static int cxlt_region_permission(struct cxlt_region *r, int mask)
+{
+	umode_t mode = r->mode;
+
+	if (uid_eq(current_fsuid(), r->uid))
+		mode >>= 6;
+	else if (in_group_p(r->gid))
+		mode >>= 3;
+	if (!(mask & ~mode & (MAY_READ | MAY_WRITE)))
+		return 0;
+	if (capable(CAP_DAC_OVERRIDE))
+		return 0;
+	return -EACCES;
+}
+
+static bool cxlt_region_owner(struct cxlt_region *r)
+{
+	return uid_eq(current_fsuid(), r->uid) || capable(CAP_SYS_ADMIN);
+}
+
+static void cxlt_nodes_from_user(nodemask_t *nodes, const __u64 *words)
+{
+	int nid;
+
+	/* The caller checked that no bit at or above nr_node_ids is set. */
+	nodes_clear(*nodes);
+	for (nid = 0; nid < nr_node_ids; nid++)
+		if (words[nid / 64] & BIT_ULL(nid % 64))
+			node_set(nid, *nodes);
+}
+
+static void cxlt_nodes_to_user(__u64 *words, const nodemask_t *nodes)
+{
+	int nid;
+
+	memset(words, 0, CXLTIER_NODE_WORDS * sizeof(*words));
+	for_each_node_mask(nid, *nodes)
+		if (nid < CXLTIER_NODE_WORDS * 64)
+			words[nid / 64] |= BIT_ULL(nid % 64);
+}
+
+/**
+ * cxlt_region_create() - create a region (CXLTIER_IOC_CREATE)
+ * @args: the validated arguments
+ * @id: the new region's id
+ *
+ * Context: process context; takes cxlt_regions.lock.
+ * Return: 0; -EFBIG larger than max_region_gb; -EEXIST the name is taken; -ENOSPC
+ * no free id; -ENOMEM.
+ */
+int cxlt_region_create(const struct cxltier_create *args, u32 *id)
+{
+	struct cxlt_region *r;
+	struct inode *inode;
+	int rc;
+
+	if (args->length > (u64)READ_ONCE(max_region_gb) << 30) {
+		pr_warn_ratelimited("create %s (%s[%d]): %llu bytes is more than max_region_gb=%u\n",
+				    args->name, current->comm, task_pid_nr(current),
+				    args->length, READ_ONCE(max_region_gb));
+		return -EFBIG;
+	}
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r)
+		return -ENOMEM;
+	kref_init(&r->ref);
+	spin_lock_init(&r->lock);
+	strscpy(r->name, args->name, sizeof(r->name));
+	r->size = args->length;
+	r->nr_pages = args->length >> PAGE_SHIFT;
+	r->uid = current_fsuid();
+	r->gid = current_fsgid();
+	r->mode = args->flags & CXLTIER_CREATE_MODE ? args->mode : 0600;
+	r->policy = args->policy;
+	cxlt_nodes_from_user(&r->nodes, args->nodes);
+	atomic_long_set(&r->resident, 0);
+	atomic_long_set(&r->fenced, 0);
+
+	rc = cxlt_region_table_alloc(r);
+	if (rc)
+		goto err_free;
+	rc = simple_pin_fs(&cxlt_fs_type, &cxlt_fs_mnt, &cxlt_fs_cnt);
+	if (rc)
+		goto err_table;
+	inode = alloc_anon_inode(cxlt_fs_mnt->mnt_sb);
+	if (IS_ERR(inode)) {
+		rc = PTR_ERR(inode);
+		goto err_release_fs;
+	}
+	/*
+	 * For fstat(); no file type, so that ftruncate() is refused, and no setattr,
+	 * so that the region's mode and owner stay what access is checked against.
+	 */
+	inode->i_private = r;
+	inode->i_uid = r->uid;
+	inode->i_gid = r->gid;
+	inode->i_mode = r->mode;
+	inode->i_op = &cxlt_region_iops;
+	i_size_write(inode, r->size);
+	r->inode = inode;
+
+	mutex_lock(&cxlt_regions.lock);
+	if (cxlt_region_find(0, 0, r->name)) {
+		rc = -EEXIST;
+		pr_warn_ratelimited("create %s (%s[%d]): a region of that name exists\n",
+				    r->name, current->comm, task_pid_nr(current));
+		goto err_unlock;
+	}
+	rc = xa_alloc_cyclic(&cxlt_regions.ids, &r->id, r,
+			     XA_LIMIT(1, CXLTIER_REGION_ID_MAX), &cxlt_regions.next_id,
+			     GFP_KERNEL);
+	if (rc < 0) {
+		if (rc == -EBUSY) {
+			rc = -ENOSPC;
+			pr_warn_ratelimited("create %s (%s[%d]): all %u region ids are in use\n",
+					    r->name, current->comm, task_pid_nr(current),
+					    CXLTIER_REGION_ID_MAX);
+		}
+		goto err_unlock;
+	}
+	list_add_tail(&r->all, &cxlt_regions.all);
+	mutex_unlock(&cxlt_regions.lock);
+
+	*id = r->id;
+	pr_debug("region %s: created, id %u, %llu bytes, %s, mode %04o\n", r->name, r->id,
+		 r->size, cxlt_policy_name(r->policy), r->mode);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&cxlt_regions.lock);
+	iput(inode);
+err_release_fs:
+	simple_release_fs(&cxlt_fs_mnt, &cxlt_fs_cnt);
+err_table:
+	cxlt_region_table_free(r);
+err_free:
+	kfree(r);
+	return rc;
+}
+
+static int cxlt_region_release(struct inode *inode, struct file *file)
+{
+	struct cxlt_region *r = file->private_data;
+
+	atomic_dec(&r->nr_files);
+	cxlt_region_put(r);
+	return 0;
+}
+
+static const struct file_operations cxlt_region_fops = {
+	.owner = THIS_MODULE,
+	.mmap = cxlt_region_mmap,
+	.release = cxlt_region_release,
+	.unlocked_ioctl = cxlt_region_file_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.fsync = noop_fsync,	/* msync(MS_SYNC): memory has nothing to write back */
+	.llseek = noop_llseek,
+};
+
+/**
+ * cxlt_region_of_file() - the region of a region file
+ * @file: any file
+ *
+ * Return: the region, valid while @file is; NULL when @file is not a region file.
+ */
+struct cxlt_region *cxlt_region_of_file(struct file *file)
+{
+	return file->f_op == &cxlt_region_fops ? file->private_data : NULL;
+}
+
+/**
+ * cxlt_region_open() - open a region (CXLTIER_IOC_OPEN)
+ * @args: the validated arguments; @id, @name and @length are filled in
+ * @filep: the new region file, not installed yet
+ *
+ * The caller installs the file at the returned descriptor once it has copied the
+ * result out, or drops both with fput() and put_unused_fd().
+ *
+ * Context: process context.
+ * Return: a reserved file descriptor (O_CLOEXEC); -ENOENT no such region; -EACCES
+ * permission denied; -EMFILE; -ENOMEM.
+ */
+int cxlt_region_open(struct cxltier_open *args, struct file **filep)
+{
+	int mask = 0, fflags, fd, rc;
+	char dname[CXLTIER_NAME_MAX + 8];
+	struct cxlt_region *r;
+	struct file *file;
+
+	r = cxlt_region_get(args->flags & CXLTIER_BY_ID, args->id, args->name);
+	if (!r)
+		return -ENOENT;
+	if (args->flags & CXLTIER_OPEN_READ)
+		mask |= MAY_READ;
+	if (args->flags & CXLTIER_OPEN_WRITE)
+		mask |= MAY_WRITE;
+	rc = cxlt_region_permission(r, mask);
+	if (rc) {
+		pr_warn_ratelimited("open %s (%s[%d]): %s access denied to uid %u by mode %04o\n",
+				    r->name, current->comm, task_pid_nr(current),
+				    mask == MAY_READ ? "read" : mask == MAY_WRITE ? "write" :
+				    "read-write", from_kuid(&init_user_ns, current_fsuid()),
+				    r->mode);
+		goto err_put;
+	}
+	fflags = mask == (MAY_READ | MAY_WRITE) ? O_RDWR : mask == MAY_WRITE ? O_WRONLY :
+		 O_RDONLY;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		rc = fd;
+		goto err_put;
+	}
+	snprintf(dname, sizeof(dname), "cxltier:%s", r->name);
+	/*
+	 * alloc_file_pseudo() does not take the reference on the fops' owner that
+	 * the file's last fput() drops; we run inside an ioctl of our own device,
+	 * so the module is live.
+	 */
+	__module_get(THIS_MODULE);
+	/* The file's dentry takes this inode reference. */
+	ihold(r->inode);
+	file = alloc_file_pseudo(r->inode, cxlt_fs_mnt, dname, fflags, &cxlt_region_fops);
+	if (IS_ERR(file)) {
+		rc = PTR_ERR(file);
+		iput(r->inode);
+		module_put(THIS_MODULE);
+		goto err_put_fd;
+	}
+	file->private_data = r;		/* the file now owns our reference */
+	atomic_inc(&r->nr_files);
+
+	args->id = r->id;
+	args->length = r->size;
+	strscpy(args->name, r->name, sizeof(args->name));
+	args->fd = fd;
+	*filep = file;
+	return fd;
+
+err_put_fd:
+	put_unused_fd(fd);
+err_put:
+	cxlt_region_put(r);
+	return rc;
+}
+
+/**
+ * cxlt_region_destroy() - destroy a region (CXLTIER_IOC_DESTROY)
+ * @args: the validated arguments
+ *
+ * The name and id go at once; the memory when the last file and mapping go.
+ *
+ * Context: process context; takes cxlt_regions.lock; may free the region's memory.
+ * Return: 0; -ENOENT no such region; -EPERM not the owner.
+ */
+int cxlt_region_destroy(const struct cxltier_destroy *args)
+{
+	struct cxlt_region *r;
+
+	mutex_lock(&cxlt_regions.lock);
+	r = cxlt_region_find(args->flags & CXLTIER_BY_ID, args->id, args->name);
+	if (!r) {
+		mutex_unlock(&cxlt_regions.lock);
+		return -ENOENT;
+	}
+	if (!cxlt_region_owner(r)) {
+		mutex_unlock(&cxlt_regions.lock);
+		pr_warn_ratelimited("destroy %s (%s[%d]): only its owner (uid %u) or CAP_SYS_ADMIN may\n",
+				    r->name, current->comm, task_pid_nr(current),
+				    from_kuid(&init_user_ns, r->uid));
+		return -EPERM;
+	}
+	xa_erase(&cxlt_regions.ids, r->id);
+	spin_lock(&r->lock);
+	r->destroyed = true;
+	spin_unlock(&r->lock);
+	mutex_unlock(&cxlt_regions.lock);
+
+	pr_debug("region %s: destroyed, %d files and %d mappings left\n", r->name,
+		 atomic_read(&r->nr_files), atomic_read(&r->nr_maps));
+	cxlt_region_put(r);	/* the name table's reference */
+	return 0;
+}
+
+/**
+ * cxlt_region_list() - list the regions (CXLTIER_IOC_LIST)
+ * @args: the validated arguments; @count is set to the number of regions
+ *
+ * Context: process context; takes cxlt_regions.lock.
+ * Return: 0; -EFAULT; -ENOMEM.
+ */
+int cxlt_region_list(struct cxltier_list *args)
+{
+	struct cxltier_list_entry *out = NULL;
+	u32 room = args->count, n = 0;
+	struct cxlt_region *r;
+	unsigned long idx;
+	int rc = 0;
+
+	if (room) {
+		out = kvcalloc(room, sizeof(*out), GFP_KERNEL);
+		if (!out)
+			return -ENOMEM;
+	}
+	mutex_lock(&cxlt_regions.lock);
+	xa_for_each(&cxlt_regions.ids, idx, r) {
+		if (n < room) {
+			out[n].id = r->id;
+			out[n].policy = READ_ONCE(r->policy);
+			out[n].length = r->size;
+			strscpy(out[n].name, r->name, sizeof(out[n].name));
+		}
+		n++;
+	}
+	mutex_unlock(&cxlt_regions.lock);
+
+	if (copy_to_user(u64_to_user_ptr(args->entries), out,
+			 array_size(min(n, room), sizeof(*out))))
+		rc = -EFAULT;
+	args->count = n;
+	kvfree(out);
+	return rc;
+}
+
+/**
+ * cxlt_region_stat() - describe a region (CXLTIER_IOC_STAT)
+ * @r: the region, referenced by the caller
+ * @args: the validated arguments; every (out) field is filled in, and the arrays
+ *	at @node_pages and @blade_pages as far as there is room
+ *
+ * Context: process context; walks the region's page table (takes each entry lock).
+ * Return: 0; -EFAULT; -ENOMEM.
+ */
+int cxlt_region_stat(struct cxlt_region *r, struct cxltier_stat *args)
+{
+	struct cxltier_node_pages *nodes = NULL;
+	struct cxlt_census c = {};
+	u32 n = 0, room;
+	nodemask_t allowed;
+	int nid, rc = 0;
+
+	c.node_pages = kcalloc(nr_node_ids, sizeof(*c.node_pages), GFP_KERNEL);
+	c.blades = kcalloc(CXLT_STAT_MAX_BLADES, sizeof(*c.blades), GFP_KERNEL);
+	c.names = kcalloc(CXLT_MAX_WAYS, sizeof(*c.names), GFP_KERNEL);
+	nodes = kcalloc(nr_node_ids, sizeof(*nodes), GFP_KERNEL);
+	if (!c.node_pages || !c.blades || !c.names || !nodes) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	c.max_blades = CXLT_STAT_MAX_BLADES;
+	cxlt_region_census(r, &c);
+
+	args->id = r->id;
+	strscpy(args->name, r->name, sizeof(args->name));
+	args->length = r->size;
+	spin_lock(&r->lock);
+	args->policy = r->policy;
+	allowed = r->nodes;
+	args->region_flags = r->destroyed ? CXLTIER_REGION_DESTROYED : 0;
+	spin_unlock(&r->lock);
+	cxlt_nodes_to_user(args->nodes, &allowed);
+	args->mode = r->mode;
+	args->uid = from_kuid_munged(current_user_ns(), r->uid);
+	args->gid = from_kgid_munged(current_user_ns(), r->gid);
+	args->resident = atomic_long_read(&r->resident);
+	args->fenced = atomic_long_read(&r->fenced);
+	args->fast = c.fast;
+	args->nr_maps = atomic_read(&r->nr_maps);
+	args->nr_files = atomic_read(&r->nr_files);
+
+	for (nid = 0; nid < nr_node_ids; nid++) {
+		if (!c.node_pages[nid])
+			continue;
+		nodes[n].node = nid;
+		nodes[n].pages = c.node_pages[nid];
+		n++;
+	}
+	room = min(args->node_count, n);
+	if (copy_to_user(u64_to_user_ptr(args->node_pages), nodes,
+			 array_size(room, sizeof(*nodes)))) {
+		rc = -EFAULT;
+		goto out;
+	}
+	args->node_count = n;
+	room = min_t(u32, args->blade_count, c.nr_blades);
+	if (copy_to_user(u64_to_user_ptr(args->blade_pages), c.blades,
+			 array_size(room, sizeof(*c.blades)))) {
+		rc = -EFAULT;
+		goto out;
+	}
+	args->blade_count = c.nr_blades;
+out:
+	kfree(nodes);
+	kfree(c.names);
+	kfree(c.blades);
+	kfree(c.node_pages);
+	return rc;
+}
+
+/**
+ * cxlt_region_set_policy() - change where new pages go (CXLTIER_IOC_SET_POLICY)
+ * @args: the validated arguments
+ *
+ * Context: process context.
+ * Return: 0; -ENOENT no such region; -EPERM not the owner.
+ */
+int cxlt_region_set_policy(const struct cxltier_set_policy *args)
+{
+	struct cxlt_region *r;
+	nodemask_t nodes;
+
+	r = cxlt_region_get(args->flags & CXLTIER_BY_ID, args->id, args->name);
+	if (!r)
+		return -ENOENT;
+	if (!cxlt_region_owner(r)) {
+		pr_warn_ratelimited("set policy %s (%s[%d]): only its owner (uid %u) or CAP_SYS_ADMIN may\n",
+				    r->name, current->comm, task_pid_nr(current),
+				    from_kuid(&init_user_ns, r->uid));
+		cxlt_region_put(r);
+		return -EPERM;
+	}
+	cxlt_nodes_from_user(&nodes, args->nodes);
+	spin_lock(&r->lock);
+	r->policy = args->policy;
+	r->nodes = nodes;
+	spin_unlock(&r->lock);
+	cxlt_region_put(r);
+	return 0;
+}
+
+/**
+ * cxlt_regions_init() - set up global regions and /dev/cxltier
+ *
+ * Context: module init.
+ * Return: 0 or a negative errno, with nothing left registered.
+ */
+int cxlt_regions_init(void)
+{
+	int rc;
+
+	rc = cxlt_region_mm_init();
+	if (rc)
+		return rc;
+	rc = cxlt_cdev_init();
+	if (rc)
+		goto err_mm;
+	return 0;
+
+err_mm:
+	cxlt_region_mm_exit();
+	return rc;
+}
+
+/* Module exit: regions pin the module, so none is left. */
+void cxlt_regions_exit(void)
+{
+	cxlt_cdev_exit();
+	cxlt_region_mm_exit();
+	WARN_ON(!xa_empty(&cxlt_regions.ids) || !list_empty(&cxlt_regions.all));
+	xa_destroy(&cxlt_regions.ids);
+}

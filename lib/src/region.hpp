@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+// Global regions: the objects behind the C ABI's region, info and list pointers,
+// the argument checks shared by the verbs, and the process-wide registry of mapped
+// regions that handles resolve through.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cxltier.h"
+#include "result.hpp"
+
+// An open region file; mapped when @addr is set.
+struct cxltier_region {
+	cxltier_ctx *ctx = nullptr; // referenced; receives this region's errors
+	int fd = -1;
+	std::uint32_t id = 0;
+	std::string name;
+	std::uint64_t size = 0;
+	int access = 0; // CXLTIER_REGION_READ | _WRITE
+	void *addr = nullptr;
+	bool cached = false; // opened by cxltier_handle_resolve(), owned by the registry
+};
+
+struct cxltier_region_info {
+	std::uint32_t id;
+	std::string name;
+	std::uint64_t size;
+	cxltier_region_policy policy;
+	unsigned int mode;
+	std::uint32_t uid;
+	std::uint32_t gid;
+	bool destroyed;
+	std::uint64_t resident;
+	std::uint64_t fast;
+	std::uint64_t fenced;
+	unsigned int maps;
+	unsigned int files;
+	std::vector<int> allowed;
+	std::vector<std::pair<int, std::uint64_t>> nodes;
+	std::vector<std::pair<std::string, std::uint64_t>> blades;
+};
+
+struct cxltier_region_list {
+	struct entry {
+		std::uint32_t id;
+		std::string name;
+		std::uint64_t size;
+		cxltier_region_policy policy;
+	};
+	std::vector<entry> entries;
+};
+
+namespace cxltier::internal {
+
+// Checks of the C ABI's arguments, each naming the value at fault.
+std::optional<error> check_region_name(const char *name);
+std::optional<error> check_region_size(std::uint64_t size);
+std::optional<error> check_region_policy(int policy);
+std::optional<error> check_region_mode(unsigned int mode);
+std::optional<error> check_region_nodes(const int *nodes, std::size_t nr_nodes);
+
+// The process-wide registry of mapped regions (region_handle.cpp).
+void registry_add(cxltier_region *region);
+void registry_remove(cxltier_region *region);
+
+// cxltier_region_open_id() and cxltier_region_map() without the C ABI's checks.
+result<cxltier_region *> open_region_by_id(cxltier_ctx *ctx, std::uint32_t id, int access);
+
+} // namespace cxltier::internal
