@@ -412,6 +412,18 @@ static void cxlt_rescan_workfn(struct work_struct *work)
 
 static int cxlt_cxl_bus_event(struct notifier_block *nb, unsigned long action, void *data)
 {
+	struct device *dev = data;
+
+	/*
+	 * The tier's memory stays online, but the CXL core may now tear down the
+	 * decoders behind it: say so loudly.  Draining or fencing it is the job of the
+	 * blade failure handling.
+	 */
+	if (action == BUS_NOTIFY_UNBIND_DRIVER && cxlt_dev_is_type(dev, "cxl_region") &&
+	    cxlt_tier_registered(dev))
+		pr_crit("cxl region %s is being unbound while it is a tier: its memory is still online\n",
+			dev_name(dev));
+
 	switch (action) {
 	case BUS_NOTIFY_ADD_DEVICE:
 	case BUS_NOTIFY_DEL_DEVICE:

@@ -225,7 +225,8 @@ static int cxlt_tier_unplug(struct cxlt_tier *tier)
  * Context: process context; takes cxlt_tiers.lock; sleeps for as long as onlining the
  * region's memory takes.
  * Return: 0; -ENOENT unknown region; -EEXIST already a tier; -EINVAL not a ram region,
- * misaligned, or @adist out of range; -ENXIO not committed; -EBUSY held by a dax
+ * misaligned, or @adist out of range; -ENXIO not committed or not bound to the
+ * cxl_region driver; -EBUSY held by a dax
  * driver or its range is claimed; -ENODEV no NUMA node; or the memory hotplug error.
  * Every failure leaves the region as it was and logs one line saying why.
  */
@@ -267,6 +268,18 @@ int cxlt_tier_add(const char *name, int adist)
 	rc = cxlt_tier_check(name, info);
 	if (rc)
 		goto out_unlock;
+	/*
+	 * Committed is not enough: until the cxl_region driver binds, the CXL core has
+	 * not finished setting the region up (and an unbound region may be on its way to
+	 * being decommitted).  A snapshot; unbinding a tier's region is the fencing
+	 * problem, handled where blade failures are.
+	 */
+	if (!READ_ONCE(region->driver)) {
+		pr_warn("tier add %s: the region is not bound to cxl_region (echo %s > /sys/bus/cxl/drivers/cxl_region/bind)\n",
+			name, name);
+		rc = -ENXIO;
+		goto out_unlock;
+	}
 	if (!try_module_get(THIS_MODULE)) {
 		rc = -ENODEV;
 		goto out_unlock;

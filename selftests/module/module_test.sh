@@ -69,8 +69,8 @@ echo 0 >$D/$last/commit
 echo "$last" >$D/$root/delete_region
 for d in $decs; do echo 0 >$D/$d/dpa_size; done
 new=$(cxlt-mkregion $targets 2>&1 | tail -n1)
-for i in $(seq 50); do [ -d /sys/kernel/cxltier/tiers/$new ] && break; sleep 0.2; done
-check "a region created later ($new) becomes a tier by itself" test -d /sys/kernel/cxltier/tiers/$new
+for i in $(seq 50); do [ -d "/sys/kernel/cxltier/tiers/$new" ] && break; sleep 0.2; done
+check "a region created later ($new) becomes a tier by itself" test -d "/sys/kernel/cxltier/tiers/$new"
 removed=true
 for t in /sys/kernel/cxltier/tiers/*; do
 	echo "$(basename "$t")" >/sys/kernel/cxltier/tier_remove || removed=false

@@ -17,11 +17,13 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "kselftest_harness.h"
 #include "cxlt_test.h"
 
 #define MB		(1UL << 20)
+#define NB_DEBUG	"/sys/kernel/debug/sched/numa_balancing"
 #define PAGE		4096UL
 
 static int tier_cmd(const char *file, const char *arg)
@@ -468,16 +470,29 @@ TEST_F_TIMEOUT(tier, demotion_and_promotion, 600)
 	 */
 	munmap(p + 64 * MB, len - 64 * MB);
 	len = 64 * MB;
+	/*
+	 * NUMA balancing scans a task's memory from the scheduler tick, so stay on the
+	 * CPU (a sleeping task is hardly scanned), and scan often while the test runs.
+	 */
+	cxlt_write(NB_DEBUG "/scan_delay_ms", "0");
+	cxlt_write(NB_DEBUG "/scan_period_min_ms", "100");
 	for (round = 0; round < 120 && vmstat("pgpromote_success") == pro0; round++) {
-		for (i = 0; i < hot; i += PAGE)
-			p[i]++;
-		usleep(250 * 1000);
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			for (i = 0; i < hot; i += PAGE)
+				p[i]++;
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+		} while ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 250);
 	}
 	TH_LOG("pgpromote_success +%lu after %d rounds", vmstat("pgpromote_success") - pro0,
 	       round);
 	EXPECT_GT(vmstat("pgpromote_success"), pro0);
 	munmap(p, len);
 out:
+	cxlt_write(NB_DEBUG "/scan_delay_ms", "1000");
+	cxlt_write(NB_DEBUG "/scan_period_min_ms", "1000");
 	cxlt_write("/proc/sys/kernel/numa_balancing", "0");
 	cxlt_write("/sys/kernel/mm/numa/demotion_enabled", "0");
 }
