@@ -20,7 +20,8 @@ CACHE  ?= $(ROOT)/.cache
 KVER   ?= $(shell cat $(CACHE)/kernel/KVER 2>/dev/null)
 KDIR   ?= $(CACHE)/kernel/$(KVER)/usr/src/linux-headers-$(KVER)
 BUILD  ?= $(ROOT)/build
-KMAKE  := $(MAKE) -C $(KDIR) M=$(ROOT) W=1
+# Recursive (=): KDIR names the cache that `setup` fills, so expand it only when used.
+KMAKE  = $(MAKE) -C $(KDIR) M=$(ROOT) W=1
 
 .PHONY: all module userspace selftests sparse checkpatch check demo bench-sim setup \
 	guest clean
