@@ -28,28 +28,14 @@ static_assert(CXLTIER_REGION_POLICY_PINNED_FAST == CXLTIER_POLICY_PINNED_FAST);
 static_assert(CXLTIER_REGION_NAME_MAX + 1 == CXLTIER_NAME_MAX);
 static_assert(CXLTIER_REGION_SIZE_MAX == CXLTIER_LENGTH_MAX);
 
+#include "unique_fd.hpp"
+
 namespace cxltier::internal {
 
 namespace {
 
 constexpr const char *policy_names[] = {"fast-first", "slow-only", "interleave", "pinned-fast"};
 constexpr int max_node = CXLTIER_NODE_WORDS * 64 - 1;
-
-class unique_fd {
-public:
-	explicit unique_fd(int fd) noexcept : fd_(fd) {}
-	unique_fd(const unique_fd &) = delete;
-	unique_fd &operator=(const unique_fd &) = delete;
-	~unique_fd()
-	{
-		if (fd_ >= 0)
-			::close(fd_);
-	}
-	int get() const noexcept { return fd_; }
-
-private:
-	int fd_;
-};
 
 // No exception may cross the C ABI; what can throw here is allocation.
 template <class F> int guarded(cxltier_ctx *ctx, F &&f) noexcept

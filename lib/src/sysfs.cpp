@@ -11,28 +11,14 @@
 
 #include "cxltier.h"
 
+#include "unique_fd.hpp"
+
 namespace cxltier::internal {
 
 namespace {
 
 // sysfs attributes are at most a page; anything far larger is not ours.
 constexpr std::size_t max_attr_size = 64 * 1024;
-
-class unique_fd {
-public:
-	explicit unique_fd(int fd) noexcept : fd_(fd) {}
-	unique_fd(const unique_fd &) = delete;
-	unique_fd &operator=(const unique_fd &) = delete;
-	~unique_fd()
-	{
-		if (fd_ >= 0)
-			::close(fd_);
-	}
-	int get() const noexcept { return fd_; }
-
-private:
-	int fd_;
-};
 
 bool is_space(char c)
 {
