@@ -4,14 +4,19 @@
  *
  * The misc device through which processes create, open, destroy, list and stat
  * global regions (include/uapi/linux/cxltier.h, Documentation/ABI/testing/
- * dev-cxltier).  It is mode 0666: access control is per region (region.c).
+ * dev-cxltier).  Opening it is the right to create regions, which costs the host
+ * unevictable memory, so it is not for everyone: devtmpfs creates it mode dev_mode
+ * (default 0660) owned by root, and the udev rule the project ships
+ * (udev/60-cxltier.rules) gives it to the group "cxltier".  Access to each region
+ * is then checked per region (region.c) and charged per user (user.c).
  *
  * Every command is handled the same way: copy the struct in (its size comes from
  * the command number and must match its @size field; a longer struct from a newer
  * caller is accepted when the part this module does not know is zero), validate
  * everything (flags, reserved fields, names, sizes, node masks), then call one
- * function per verb, then copy the result out.  Bad input gets a clear errno and one
- * ratelimited line in the kernel log naming the reason.
+ * function per verb, then copy the result out.  Bad input gets a clear errno; the
+ * reason goes to the kernel log at debug level only (dynamic debug), because any
+ * user of the device can send bad input at will.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -26,10 +31,15 @@
 #include "cxltier.h"
 #include "region.h"
 
-/* One line per bad request: what, who, why. */
+static unsigned int dev_mode = 0660;
+module_param(dev_mode, uint, 0444);
+MODULE_PARM_DESC(dev_mode,
+		 "Mode of /dev/cxltier as devtmpfs creates it (default 0660: root and, with the shipped udev rule, group cxltier)");
+
+/* Why a request was refused, for whoever enabled dynamic debug. */
 #define cxlt_bad(verb, fmt, ...)						\
-	pr_warn_ratelimited("ioctl %s (%s[%d]): " fmt "\n", verb, current->comm,	\
-			    task_pid_nr(current), ##__VA_ARGS__)
+	pr_debug("ioctl %s (%s[%d]): " fmt "\n", verb, current->comm,		\
+		 task_pid_nr(current), ##__VA_ARGS__)
 
 /*
  * Copy in the struct of a command.  @cmd's direction and type were matched by the
@@ -210,8 +220,9 @@ static long cxlt_ioc_open(unsigned int cmd, void __user *uarg)
 	     cxlt_check_sel(verb, a.flags, a.id, a.name);
 	if (rc)
 		return rc;
-	if (!(a.flags & (CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE))) {
-		cxlt_bad(verb, "neither CXLTIER_OPEN_READ nor CXLTIER_OPEN_WRITE");
+	if (!(a.flags & CXLTIER_OPEN_READ)) {
+		/* mmap() of any file needs read access; a write-only file is useless. */
+		cxlt_bad(verb, "no CXLTIER_OPEN_READ (mapping needs read access)");
 		return -EINVAL;
 	}
 	fd = cxlt_region_open(&a, &file);
@@ -302,8 +313,14 @@ static long cxlt_ioc_stat(unsigned int cmd, void __user *uarg, struct cxlt_regio
 			goto out;
 		}
 		put = true;
+		rc = cxlt_region_may_stat(r);
+		if (rc) {
+			cxlt_bad(verb, "no read permission on region %s", r->name);
+			goto out_put;
+		}
 	}
 	rc = cxlt_region_stat(r, a) ?: cxlt_copy_out(cmd, uarg, a, sizeof(*a));
+out_put:
 	if (put)
 		cxlt_region_put(r);
 out:
@@ -387,11 +404,17 @@ static struct miscdevice cxlt_miscdev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = CXLTIER_DEVICE_NAME,
 	.fops = &cxlt_cdev_fops,
-	.mode = 0666,
 };
 
 int cxlt_cdev_init(void)
 {
+	/* Read and write bits only: an executable or setuid device node is a typo. */
+	if (dev_mode & ~0666) {
+		pr_err("dev_mode=%#o: only read and write permission bits are allowed\n",
+		       dev_mode);
+		return -EINVAL;
+	}
+	cxlt_miscdev.mode = dev_mode;
 	return misc_register(&cxlt_miscdev);
 }
 

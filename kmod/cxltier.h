@@ -4,7 +4,10 @@
  *
  * Lock order, outermost first:
  *   cxlt_disc.lock		the discovery mirror (discover.c)
- *   cxlt_tiers.lock		registered tiers (tier.c)
+ *   cxlt_tiers.lock		registered tiers (tier.c); held for as long as
+ *				onlining or offlining a tier takes, so never taken
+ *				where the CXL core holds a device lock (the bus
+ *				notifier uses cxlt_tiers.lookup_lock only)
  *   CXL core locks		taken inside the CXL core's attribute show() methods
  *				(cxl_region_rwsem) and device_lock() of dax devices
  *   device_hotplug_lock	memory hotplug (taken by the memory core and by
@@ -12,6 +15,8 @@
  *
  * Global regions (region.h has the details), outermost first:
  *   cxlt_regions.lock		the region id/name table (region.c)
+ *   cxlt_users.lock		per-user charges (user.c); taken at create and free
+ *				only, never with an entry lock held
  *   mmap_lock or VMA lock	held by the mm around a region fault
  *   region page entry lock	per page (CXLT_RP_LOCKED bit), sleeping; held by the
  *				fault handler, a migrator or a fencer of that page
@@ -43,11 +48,14 @@
 /* Exported by the CXL core (namespace CXL); declared in its private drivers/cxl/cxl.h. */
 extern const struct bus_type cxl_bus_type;
 
-/* --- devattr.c: using devices through their sysfs ABI ----------------------------- */
+/* --- devattr.c: other subsystems through their sysfs ABI (why: see there) ---------- */
+int cxlt_devattr_init(void);
+void cxlt_devattr_exit(void);
+int cxlt_sysfs_read(const char *path, char *out, size_t outlen);
+int cxlt_sysfs_write(const char *path, const char *val);
+int cxlt_sysfs_link_name(const char *path, char *out, size_t outlen);
 int cxlt_dev_attr_read(struct device *dev, const char *group, const char *name,
 		       char *out, size_t outlen);
-int cxlt_dev_attr_store(struct device *dev, const char *group, const char *name,
-			const char *val);
 int cxlt_dev_attr_u64(struct device *dev, const char *group, const char *name,
 		      u64 *val);
 struct device *cxlt_dev_link_target(struct device *dev, const char *link);
@@ -204,6 +212,7 @@ struct cxlt_blade_name {
 
 int cxlt_pfn_blades(unsigned long pfn, struct cxlt_blade_name *names, int max);
 void cxlt_tiers_auto_register(void);
+void cxlt_tiers_start(void);
 void cxlt_tiers_exit(void);
 const char *cxlt_adist_source_name(enum cxlt_adist_source src);
 void cxlt_tier_release(struct kobject *kobj);

@@ -6,9 +6,14 @@
  * scan walks the CXL bus, adds a mirror object (and its sysfs directory) for every new
  * device and drops those whose device is gone.  Scans run at module load, on a write
  * to /sys/kernel/cxltier/rescan, and from a work item that a CXL bus notifier queues
- * whenever a CXL device is added, removed, bound or unbound.  The notifier only queues:
- * it runs inside device_add()/device_del() with device locks held, where reading other
- * devices' attributes could deadlock.
+ * whenever a CXL device is added, removed, bound or unbound.  The notifier only queues
+ * and takes no sleeping lock of ours: it runs inside device_add()/device_del() and
+ * driver (un)binding with device locks held, where reading other devices' attributes,
+ * or waiting for a tier operation (which holds cxlt_tiers.lock for as long as
+ * onlining or offlining memory takes, and reads CXL attributes under it), could stall
+ * the CXL core or deadlock.  Scans, and the tier registrations they may start
+ * (auto_register), run on the module's own ordered workqueue, not on system_wq,
+ * because they can take minutes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,6 +42,7 @@ static struct {
 	struct list_head blades;
 	struct list_head cxl_regions;
 	bool dying;		/* module exit began: scans add nothing */
+	struct workqueue_struct *wq;	/* ordered: one scan at a time */
 	struct delayed_work rescan_work;
 	struct notifier_block nb;
 } cxlt_disc = {
@@ -429,7 +435,7 @@ static int cxlt_cxl_bus_event(struct notifier_block *nb, unsigned long action, v
 	case BUS_NOTIFY_DEL_DEVICE:
 	case BUS_NOTIFY_BOUND_DRIVER:
 	case BUS_NOTIFY_UNBOUND_DRIVER:
-		mod_delayed_work(system_wq, &cxlt_disc.rescan_work,
+		mod_delayed_work(cxlt_disc.wq, &cxlt_disc.rescan_work,
 				 msecs_to_jiffies(rescan_delay_ms));
 		break;
 	}
@@ -445,13 +451,20 @@ int cxlt_discover_init(void)
 		       CXLT_RESCAN_DELAY_MAX_MS);
 		return -EINVAL;
 	}
+	cxlt_disc.wq = alloc_ordered_workqueue("cxltier_scan", 0);
+	if (!cxlt_disc.wq)
+		return -ENOMEM;
 	INIT_DELAYED_WORK(&cxlt_disc.rescan_work, cxlt_rescan_workfn);
 	cxlt_disc.nb.notifier_call = cxlt_cxl_bus_event;
 	rc = bus_register_notifier(&cxl_bus_type, &cxlt_disc.nb);
 	if (rc)
-		return rc;
+		goto err_wq;
 	cxlt_rescan();
 	return 0;
+
+err_wq:
+	destroy_workqueue(cxlt_disc.wq);
+	return rc;
 }
 
 void cxlt_discover_exit(void)
@@ -461,6 +474,7 @@ void cxlt_discover_exit(void)
 
 	bus_unregister_notifier(&cxl_bus_type, &cxlt_disc.nb);
 	cancel_delayed_work_sync(&cxlt_disc.rescan_work);
+	destroy_workqueue(cxlt_disc.wq);
 	mutex_lock(&cxlt_disc.lock);
 	cxlt_disc.dying = true;
 	mutex_unlock(&cxlt_disc.lock);

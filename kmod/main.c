@@ -18,21 +18,31 @@ static int __init cxlt_init(void)
 {
 	int rc;
 
-	rc = cxlt_sysfs_init();
+	rc = cxlt_devattr_init();
 	if (rc)
 		return rc;
+	rc = cxlt_sysfs_init();
+	if (rc)
+		goto err_devattr;
 	rc = cxlt_discover_init();
 	if (rc)
 		goto err_sysfs;
 	rc = cxlt_regions_init();
 	if (rc)
 		goto err_discover;
+	/*
+	 * Tiers last: registered memory pins the module, so it must not exist before
+	 * everything that could still fail has succeeded.
+	 */
+	cxlt_tiers_start();
 	return 0;
 
 err_discover:
 	cxlt_discover_exit();
 err_sysfs:
 	cxlt_sysfs_exit();
+err_devattr:
+	cxlt_devattr_exit();
 	return rc;
 }
 
@@ -42,6 +52,7 @@ static void __exit cxlt_exit(void)
 	cxlt_discover_exit();
 	cxlt_tiers_exit();
 	cxlt_sysfs_exit();
+	cxlt_devattr_exit();
 }
 
 module_init(cxlt_init);

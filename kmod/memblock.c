@@ -8,49 +8,24 @@
  * 6.12 gives a module no call for this (add_memory_driver_managed() follows the
  * system's default online policy, and device_online() is not exported), so cxltier
  * drives each memory block's "state" attribute exactly as userspace tools do
- * (daxctl writes "online_movable" there for kmem).  See devattr.c.
- *
- * The memory block devices are the directories of /sys/devices/system/memory; the
- * module finds that directory through the CPU subsystem's parent, /sys/devices/system.
+ * (daxctl writes "online_movable" there for kmem), through the VFS like any other
+ * sysfs access of the module (devattr.c says why and how).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpu.h>
-#include <linux/delay.h>
-#include <linux/kernfs.h>
 #include <linux/memory.h>
 #include <linux/sched/signal.h>
 
 #include "cxltier.h"
 
-/* The kernfs node of /sys/devices/system/memory, referenced. */
-static struct kernfs_node *cxlt_memory_dir(void)
+/* Read (@out) or write (@val) an attribute of memory block @dir ("memory42"). */
+static int cxlt_memblock_attr(const char *dir, const char *attr, char *out, size_t len,
+			      const char *val)
 {
-	struct device *cpu = get_cpu_device(0);
-	struct kobject *system;
+	char path[64];
 
-	if (!cpu || !cpu->kobj.parent || !cpu->kobj.parent->parent)
-		return NULL;
-	system = cpu->kobj.parent->parent;	/* /sys/devices/system */
-	return kernfs_find_and_get(system->sd, "memory");
-}
-
-/*
- * Memory block devices have no parent device (their sysfs directory comes from the
- * subsystem's root), so look them up by directory name.
- */
-static struct device *cxlt_memblock_get(struct kernfs_node *dir, const char *name)
-{
-	struct kobject *kobj = NULL;
-	struct kernfs_node *kn;
-
-	kn = kernfs_find_and_get(dir, name);
-	if (!kn)
-		return NULL;
-	if (kernfs_type(kn) == KERNFS_DIR && kn->priv && kobject_get_unless_zero(kn->priv))
-		kobj = kn->priv;
-	kernfs_put(kn);
-	return kobj ? kobj_to_dev(kobj) : NULL;
+	snprintf(path, sizeof(path), "devices/system/memory/%s/%s", dir, attr);
+	return val ? cxlt_sysfs_write(path, val) : cxlt_sysfs_read(path, out, len);
 }
 
 /*
@@ -58,14 +33,14 @@ static struct device *cxlt_memblock_get(struct kernfs_node *dir, const char *nam
  * asks for a syscall restart (it sets TIF_SIGPENDING).  We are not its syscall: undo
  * that flag and retry, unless a real signal is pending.
  */
-static int cxlt_memblock_store(struct device *blk, const char *state)
+static int cxlt_memblock_store(const char *dir, const char *state)
 {
 	/* A task's own sighand only changes in exec, which cannot run under us. */
 	struct sighand_struct *sighand = rcu_dereference_protected(current->sighand, 1);
 	int rc;
 
 	for (;;) {
-		rc = cxlt_dev_attr_store(blk, NULL, "state", state);
+		rc = cxlt_memblock_attr(dir, "state", NULL, 0, state);
 		if (rc != -ERESTARTNOINTR)
 			return rc;
 		spin_lock_irq(&sighand->siglock);
@@ -77,26 +52,26 @@ static int cxlt_memblock_store(struct device *blk, const char *state)
 	}
 }
 
-static int cxlt_memblock_online_movable(struct device *blk)
+static int cxlt_memblock_online_movable(const char *dir)
 {
 	char state[16], zones[64];
 	int rc;
 
-	rc = cxlt_dev_attr_read(blk, NULL, "state", state, sizeof(state));
+	rc = cxlt_memblock_attr(dir, "state", state, sizeof(state), NULL);
 	if (rc)
 		return rc;
 	if (!strcmp(state, "online")) {
 		/* Auto-onlined by the system's policy: fine if it chose Movable. */
-		rc = cxlt_dev_attr_read(blk, NULL, "valid_zones", zones, sizeof(zones));
+		rc = cxlt_memblock_attr(dir, "valid_zones", zones, sizeof(zones), NULL);
 		if (rc)
 			return rc;
 		if (!strcmp(zones, "Movable"))
 			return 0;
-		rc = cxlt_memblock_store(blk, "offline");
+		rc = cxlt_memblock_store(dir, "offline");
 		if (rc)
 			return rc;
 	}
-	return cxlt_memblock_store(blk, "online_movable");
+	return cxlt_memblock_store(dir, "online_movable");
 }
 
 /**
@@ -114,29 +89,17 @@ static int cxlt_memblock_online_movable(struct device *blk)
 int cxlt_memblocks_online_movable(u64 start, u64 size)
 {
 	unsigned long bsz = memory_block_size_bytes();
-	struct kernfs_node *dir;
-	struct device *blk;
 	char name[32];
 	u64 addr;
 	int rc = 0;
 
-	dir = cxlt_memory_dir();
-	if (!dir)
-		return -ENODEV;
 	for (addr = start; addr < start + size; addr += bsz) {
 		snprintf(name, sizeof(name), "memory%llu", addr / bsz);
-		blk = cxlt_memblock_get(dir, name);
-		if (!blk) {
-			rc = -ENODEV;
-			break;
-		}
-		rc = cxlt_memblock_online_movable(blk);
-		put_device(blk);
+		rc = cxlt_memblock_online_movable(name);
 		if (rc) {
 			pr_warn("%s (%#llx): cannot online movable: %d\n", name, addr, rc);
 			break;
 		}
 	}
-	kernfs_put(dir);
 	return rc;
 }

@@ -27,8 +27,15 @@
  * Access control is a file's: the owner and group are the creator's fsuid and
  * fsgid, the mode is 0600 unless CREATE sets one, and OPEN checks read and write
  * permission against the caller's fsuid and groups (CAP_DAC_OVERRIDE bypasses it).
- * Only the owner or CAP_SYS_ADMIN may destroy a region or change its policy.
- * Listing and stat need no permission.
+ * STAT through /dev/cxltier needs read permission too (or ownership); STAT on a
+ * region file is allowed, since opening it was.  Only the owner or CAP_SYS_ADMIN
+ * may destroy a region or change its policy.  LIST shows every region's name,
+ * id, size and policy, as ls shows a directory.  Who may open /dev/cxltier at all
+ * is the device node's mode (cdev.c).  What a region costs is charged to its
+ * creator (user.c, and the memory cgroup in region_mm.c).
+ *
+ * Bad requests are answered with an errno and logged at debug level only (dynamic
+ * debug), so that no user can fill the kernel log.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,6 +44,8 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/fs_context.h>
+#include <linux/debugfs.h>
+#include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pseudo_fs.h>
@@ -106,6 +115,8 @@ static void cxlt_region_free(struct kref *ref)
 	list_del(&r->all);
 	mutex_unlock(&cxlt_regions.lock);
 	cxlt_region_table_free(r);
+	cxlt_user_uncharge(r);
+	mem_cgroup_put(r->memcg);
 	iput(r->inode);
 	simple_release_fs(&cxlt_fs_mnt, &cxlt_fs_cnt);
 	kfree(r);
@@ -180,6 +191,19 @@ static bool cxlt_region_owner(struct cxlt_region *r)
 	return uid_eq(current_fsuid(), r->uid) || capable(CAP_SYS_ADMIN);
 }
 
+/**
+ * cxlt_region_may_stat() - may the caller STAT a region it has not opened?
+ * @r: the region
+ *
+ * Return: 0 for its owner or a caller with read permission; -EACCES otherwise.
+ */
+int cxlt_region_may_stat(struct cxlt_region *r)
+{
+	if (uid_eq(current_fsuid(), r->uid))
+		return 0;
+	return cxlt_region_permission(r, MAY_READ);
+}
+
 static void cxlt_nodes_from_user(nodemask_t *nodes, const __u64 *words)
 {
 	int nid;
@@ -207,8 +231,8 @@ static void cxlt_nodes_to_user(__u64 *words, const nodemask_t *nodes)
  * @id: the new region's id
  *
  * Context: process context; takes cxlt_regions.lock.
- * Return: 0; -EFBIG larger than max_region_gb; -EEXIST the name is taken; -ENOSPC
- * no free id; -ENOMEM.
+ * Return: 0; -EFBIG larger than max_region_gb; -EDQUOT over the creator's per-user
+ * limits (user.c); -EEXIST the name is taken; -ENOSPC no free id; -ENOMEM.
  */
 int cxlt_region_create(const struct cxltier_create *args, u32 *id)
 {
@@ -217,9 +241,8 @@ int cxlt_region_create(const struct cxltier_create *args, u32 *id)
 	int rc;
 
 	if (args->length > (u64)READ_ONCE(max_region_gb) << 30) {
-		pr_warn_ratelimited("create %s (%s[%d]): %llu bytes is more than max_region_gb=%u\n",
-				    args->name, current->comm, task_pid_nr(current),
-				    args->length, READ_ONCE(max_region_gb));
+		pr_debug("create %s: %llu bytes is more than max_region_gb=%u\n",
+			 args->name, args->length, READ_ONCE(max_region_gb));
 		return -EFBIG;
 	}
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
@@ -238,9 +261,13 @@ int cxlt_region_create(const struct cxltier_create *args, u32 *id)
 	atomic_long_set(&r->resident, 0);
 	atomic_long_set(&r->fenced, 0);
 
-	rc = cxlt_region_table_alloc(r);
+	rc = cxlt_user_charge(r);
 	if (rc)
 		goto err_free;
+	r->memcg = get_mem_cgroup_from_mm(current->mm);
+	rc = cxlt_region_table_alloc(r);
+	if (rc)
+		goto err_uncharge;
 	rc = simple_pin_fs(&cxlt_fs_type, &cxlt_fs_mnt, &cxlt_fs_cnt);
 	if (rc)
 		goto err_table;
@@ -264,8 +291,7 @@ int cxlt_region_create(const struct cxltier_create *args, u32 *id)
 	mutex_lock(&cxlt_regions.lock);
 	if (cxlt_region_find(0, 0, r->name)) {
 		rc = -EEXIST;
-		pr_warn_ratelimited("create %s (%s[%d]): a region of that name exists\n",
-				    r->name, current->comm, task_pid_nr(current));
+		pr_debug("create %s: a region of that name exists\n", r->name);
 		goto err_unlock;
 	}
 	rc = xa_alloc_cyclic(&cxlt_regions.ids, &r->id, r,
@@ -274,18 +300,22 @@ int cxlt_region_create(const struct cxltier_create *args, u32 *id)
 	if (rc < 0) {
 		if (rc == -EBUSY) {
 			rc = -ENOSPC;
-			pr_warn_ratelimited("create %s (%s[%d]): all %u region ids are in use\n",
-					    r->name, current->comm, task_pid_nr(current),
-					    CXLTIER_REGION_ID_MAX);
+			pr_debug("create %s: all %u region ids are in use\n", r->name,
+				 CXLTIER_REGION_ID_MAX);
 		}
 		goto err_unlock;
 	}
 	list_add_tail(&r->all, &cxlt_regions.all);
+	/*
+	 * From here on @r belongs to the table: a DESTROY by name or by the (cyclic,
+	 * predictable) id may free it as soon as the lock is dropped.
+	 */
+	*id = r->id;
 	mutex_unlock(&cxlt_regions.lock);
 
-	*id = r->id;
-	pr_debug("region %s: created, id %u, %llu bytes, %s, mode %04o\n", r->name, r->id,
-		 r->size, cxlt_policy_name(r->policy), r->mode);
+	pr_debug("region %s: created, id %u, %llu bytes, %s, mode %04o\n", args->name, *id,
+		 args->length, cxlt_policy_name(args->policy),
+		 args->flags & CXLTIER_CREATE_MODE ? args->mode : 0600);
 	return 0;
 
 err_unlock:
@@ -295,6 +325,9 @@ err_release_fs:
 	simple_release_fs(&cxlt_fs_mnt, &cxlt_fs_cnt);
 err_table:
 	cxlt_region_table_free(r);
+err_uncharge:
+	mem_cgroup_put(r->memcg);
+	cxlt_user_uncharge(r);
 err_free:
 	kfree(r);
 	return rc;
@@ -358,11 +391,9 @@ int cxlt_region_open(struct cxltier_open *args, struct file **filep)
 		mask |= MAY_WRITE;
 	rc = cxlt_region_permission(r, mask);
 	if (rc) {
-		pr_warn_ratelimited("open %s (%s[%d]): %s access denied to uid %u by mode %04o\n",
-				    r->name, current->comm, task_pid_nr(current),
-				    mask == MAY_READ ? "read" : mask == MAY_WRITE ? "write" :
-				    "read-write", from_kuid(&init_user_ns, current_fsuid()),
-				    r->mode);
+		pr_debug("open %s: %s access denied to uid %u by mode %04o\n", r->name,
+			 mask == MAY_READ ? "read" : mask == MAY_WRITE ? "write" : "read-write",
+			 from_kuid(&init_user_ns, current_fsuid()), r->mode);
 		goto err_put;
 	}
 	fflags = mask == (MAY_READ | MAY_WRITE) ? O_RDWR : mask == MAY_WRITE ? O_WRONLY :
@@ -427,9 +458,8 @@ int cxlt_region_destroy(const struct cxltier_destroy *args)
 	}
 	if (!cxlt_region_owner(r)) {
 		mutex_unlock(&cxlt_regions.lock);
-		pr_warn_ratelimited("destroy %s (%s[%d]): only its owner (uid %u) or CAP_SYS_ADMIN may\n",
-				    r->name, current->comm, task_pid_nr(current),
-				    from_kuid(&init_user_ns, r->uid));
+		pr_debug("destroy %s: only its owner (uid %u) or CAP_SYS_ADMIN may\n",
+			 args->name, from_kuid(&init_user_ns, r->uid));
 		return -EPERM;
 	}
 	xa_erase(&cxlt_regions.ids, r->id);
@@ -575,9 +605,8 @@ int cxlt_region_set_policy(const struct cxltier_set_policy *args)
 	if (!r)
 		return -ENOENT;
 	if (!cxlt_region_owner(r)) {
-		pr_warn_ratelimited("set policy %s (%s[%d]): only its owner (uid %u) or CAP_SYS_ADMIN may\n",
-				    r->name, current->comm, task_pid_nr(current),
-				    from_kuid(&init_user_ns, r->uid));
+		pr_debug("set policy %s: only its owner (uid %u) or CAP_SYS_ADMIN may\n",
+			 r->name, from_kuid(&init_user_ns, r->uid));
 		cxlt_region_put(r);
 		return -EPERM;
 	}
@@ -590,6 +619,9 @@ int cxlt_region_set_policy(const struct cxltier_set_policy *args)
 	return 0;
 }
 
+/* /sys/kernel/debug/cxltier: the module's counters (region_mm.c, user.c). */
+static struct dentry *cxlt_debugfs;
+
 /**
  * cxlt_regions_init() - set up global regions and /dev/cxltier
  *
@@ -600,9 +632,12 @@ int cxlt_regions_init(void)
 {
 	int rc;
 
-	rc = cxlt_region_mm_init();
+	/* debugfs is best effort: its calls take and ignore error pointers. */
+	cxlt_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	rc = cxlt_region_mm_init(cxlt_debugfs);
 	if (rc)
-		return rc;
+		goto err_debugfs;
+	cxlt_users_init(cxlt_debugfs);
 	rc = cxlt_cdev_init();
 	if (rc)
 		goto err_mm;
@@ -610,6 +645,8 @@ int cxlt_regions_init(void)
 
 err_mm:
 	cxlt_region_mm_exit();
+err_debugfs:
+	debugfs_remove(cxlt_debugfs);
 	return rc;
 }
 
@@ -617,7 +654,9 @@ err_mm:
 void cxlt_regions_exit(void)
 {
 	cxlt_cdev_exit();
+	debugfs_remove(cxlt_debugfs);
 	cxlt_region_mm_exit();
+	cxlt_users_exit();
 	WARN_ON(!xa_empty(&cxlt_regions.ids) || !list_empty(&cxlt_regions.all));
 	xa_destroy(&cxlt_regions.ids);
 }

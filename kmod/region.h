@@ -6,6 +6,7 @@
  *
  * Locks of this part, outermost first (the module-wide order is in cxltier.h):
  *   cxlt_regions.lock		mutex: the id/name table (region.c)
+ *   cxlt_users.lock		mutex: per-user charges (user.c), at create/free
  *   mmap_lock / VMA lock	held by the mm around ->fault
  *   region page entry lock	CXLT_RP_LOCKED, a sleeping bit lock per page
  *   i_mmap_rwsem, PTL		taken by vm_insert_page(), unmap_mapping_range()
@@ -25,9 +26,18 @@
 #include <linux/types.h>
 #include <linux/uidgid.h>
 #include <linux/wait_bit.h>
+#include <linux/xarray.h>
 #include <linux/cxltier.h>
 
+/*
+ * The policy core decides what the region pages' spare bits (heat) are for; its
+ * header and the module's (struct cxlt_tier in cxltier.h) must coexist in one file.
+ */
+#include "policy/cxlt_policy.h"
+
 struct cxlt_blade_name;
+struct dentry;
+struct mem_cgroup;
 
 /**
  * DOC: region page table
@@ -35,8 +45,10 @@ struct cxlt_blade_name;
  * Every page of a region has one entry, struct cxlt_rpage, 16 bytes: the page
  * pointer and one word of bits.  Entries live in chunks of one page (256 entries,
  * 1 MiB of region) allocated at the first fault in the chunk and kept until the
- * region is freed, so an entry's address is stable and can carry a bit lock; the
- * chunk directory is allocated when the region is created (8 bytes per MiB).
+ * region is freed, so an entry's address is stable and can carry a bit lock.  The
+ * chunks are found through an xarray indexed by chunk number, so a region that is
+ * created but not touched costs no page table at all, and a sparse one only the
+ * xarray nodes of the chunks it uses.
  *
  * @bits holds, from bit 0:
  *   LOCKED (bit 0)	the entry lock: wait_on_bit_lock()/clear_and_wake_up_bit(),
@@ -102,9 +114,16 @@ struct cxlt_rpage {
 
 #define CXLT_RP_PER_CHUNK	(PAGE_SIZE / sizeof(struct cxlt_rpage))
 
+/* For the module's own short walks (stat, free); faults use the killable lock. */
 static inline void cxlt_rp_lock(struct cxlt_rpage *rp)
 {
 	wait_on_bit_lock(&rp->bits, CXLT_RP_LOCKED, TASK_UNINTERRUPTIBLE);
+}
+
+/* Return: 0 with the entry locked, or -EINTR when a fatal signal came first. */
+static inline int cxlt_rp_lock_killable(struct cxlt_rpage *rp)
+{
+	return wait_on_bit_lock(&rp->bits, CXLT_RP_LOCKED, TASK_KILLABLE);
 }
 
 static inline void cxlt_rp_unlock(struct cxlt_rpage *rp)
@@ -146,15 +165,20 @@ static inline void cxlt_rp_update(struct cxlt_rpage *rp, unsigned long mask,
  * @uid: owner, the creator's fsuid
  * @gid: group, the creator's fsgid
  * @mode: permission bits
+ * @user: the creator's per-user charges (user.c)
+ * @exempt_mem: the creator had CAP_IPC_LOCK: no per-user memory limit
+ * @exempt_res: the creator had CAP_SYS_RESOURCE: no per-user region count or DRAM
+ *	share limit
+ * @memcg: the creator's memory cgroup, referenced; the region's pages and page
+ *	table are charged to it
  * @lock: protects @policy, @nodes and @destroyed; a leaf lock
  * @policy: CXLTIER_POLICY_*
  * @nodes: allowed nodes; empty means any
  * @destroyed: the name and id are gone; set once, under cxlt_regions.lock too
  * @inode: the region's inode on the module's pseudo filesystem; its i_mapping is
  *	the region's address_space, which every mapping of the region is linked into
- * @dir: chunk directory, @nr_chunks pointers, each set once (cmpxchg) and never
- *	cleared until the region is freed
- * @nr_chunks: entries in @dir
+ * @chunks: chunk number -> chunk of entries; each set once (xa_cmpxchg()) and
+ *	never cleared until the region is freed
  * @resident: entries PRESENT or MIGRATING
  * @fenced: entries FENCED
  * @nr_maps: VMAs mapping the region
@@ -170,17 +194,37 @@ struct cxlt_region {
 	kuid_t uid;
 	kgid_t gid;
 	umode_t mode;
+	struct cxlt_user *user;
+	bool exempt_mem;
+	bool exempt_res;
+	struct mem_cgroup *memcg;
 	spinlock_t lock;	/* @policy, @nodes, @destroyed */
 	u32 policy;
 	nodemask_t nodes;
 	bool destroyed;
 	struct inode *inode;
-	struct cxlt_rpage **dir;
-	unsigned long nr_chunks;
+	struct xarray chunks;
 	atomic_long_t resident;
 	atomic_long_t fenced;
 	atomic_t nr_maps;
 	atomic_t nr_files;
+};
+
+/**
+ * struct cxlt_user - what one user's regions are charged (user.c)
+ * @uid: the user, in the initial user namespace
+ * @regions: regions not freed; under cxlt_users.lock
+ * @pages: their length in pages, reserved at create; under cxlt_users.lock
+ * @fast: their pages on the fast tier now (atomic: changed at faults and frees)
+ *
+ * Lives while the user has regions, so a region's @user pointer is valid until
+ * the region is freed.
+ */
+struct cxlt_user {
+	u32 uid;
+	unsigned int regions;
+	unsigned long pages;
+	atomic_long_t fast;
 };
 
 /**
@@ -209,11 +253,12 @@ int cxlt_region_destroy(const struct cxltier_destroy *args);
 int cxlt_region_list(struct cxltier_list *args);
 struct cxlt_region *cxlt_region_get(u32 flags, u32 id, const char *name);
 int cxlt_region_stat(struct cxlt_region *r, struct cxltier_stat *args);
+int cxlt_region_may_stat(struct cxlt_region *r);
 int cxlt_region_set_policy(const struct cxltier_set_policy *args);
 struct cxlt_region *cxlt_region_of_file(struct file *file);
 
 /* region_mm.c: page table, placement, accounting, mmap and faults. */
-int cxlt_region_mm_init(void);
+int cxlt_region_mm_init(struct dentry *dir);
 void cxlt_region_mm_exit(void);
 int cxlt_region_table_alloc(struct cxlt_region *r);
 void cxlt_region_table_free(struct cxlt_region *r);
@@ -223,6 +268,12 @@ int cxlt_region_mmap(struct file *file, struct vm_area_struct *vma);
 bool cxlt_node_is_fast(int nid);
 void cxlt_region_census(struct cxlt_region *r, struct cxlt_census *c);
 const char *cxlt_policy_name(u32 policy);
+
+/* user.c: per-user limits. */
+int cxlt_user_charge(struct cxlt_region *r);
+void cxlt_user_uncharge(struct cxlt_region *r);
+void cxlt_users_init(struct dentry *dir);
+void cxlt_users_exit(void);
 
 /* cdev.c: /dev/cxltier. */
 int cxlt_cdev_init(void);

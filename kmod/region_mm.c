@@ -17,30 +17,45 @@
  *
  * Capacity: the module charges every page it allocates, before allocating it, to
  * its own accounting.  The fast tier is DRAM: nodes with memory and CPUs, together
- * limited to fast_budget_mb.  The slow tiers are the nodes of registered tiers
- * (tier.c), each limited to its managed pages.  A node that is neither is never
- * used.  Allocations are __GFP_THISNODE | __GFP_NORETRY | __GFP_NOWARN: they fail
- * fast and quietly and never invoke the OOM killer; the policy then falls back to
- * the next node it allows, and when none is left the fault gets VM_FAULT_SIGBUS
- * (SIGBUS, BUS_ADRERR) with one ratelimited line in the kernel log.  Not
- * VM_FAULT_OOM: since Linux 5.16 that makes the #PF handler retry the fault
- * forever rather than kill anything.
+ * limited to fast_budget_mb, and each user (the region's creator) to fast_user_pct
+ * percent of that.  The slow tiers are the nodes of registered tiers (tier.c), each
+ * limited to its managed pages.  A node that is neither is never used.  Allocations
+ * are __GFP_THISNODE | __GFP_NORETRY | __GFP_NOWARN: they fail fast and quietly and
+ * never invoke the OOM killer; the policy then falls back to the next node it
+ * allows, and when none is left the fault gets VM_FAULT_SIGBUS (SIGBUS, BUS_ADRERR).
+ * Not VM_FAULT_OOM: since Linux 5.16 that makes the #PF handler retry the fault
+ * forever rather than kill anything.  Nothing is logged above debug level: a user
+ * can cause this at will.
+ *
+ * Pages and page-table chunks are __GFP_ACCOUNT, allocated with the region's
+ * creator's memory cgroup active (set_active_memcg()), so they count against that
+ * cgroup's memory.max whoever touches them, and are uncharged when freed.
+ *
+ * A fault waits for an entry that another fault, a migrator or a fencer holds, and
+ * it waits killably: a fatal signal ends the wait (the fault is retried, and the
+ * task dies) instead of leaving the task in D state behind a stalled holder.
  *
  * Pages on tier nodes are allocated __GFP_MOVABLE, because tier memory is onlined
  * to ZONE_MOVABLE and nothing else can be allocated there, but the kernel cannot
  * migrate them (they are not on the LRU and have no movable_ops): offlining a
  * memory block that holds one would spin until a signal.  A memory notifier
- * therefore refuses MEM_GOING_OFFLINE on any node that holds region pages, so that
- * removing such a tier fails at once with EBUSY and a line saying why.  Destroy
- * the regions (or, with later work, drain the blade) first.
+ * therefore refuses MEM_GOING_OFFLINE for exactly the memory blocks that hold region
+ * pages (counted per block), so that removing such a tier fails at once with EBUSY
+ * while other tiers of the same node, and DRAM, are not affected.  Destroy the
+ * regions (or, with later work, drain the blade) first.  Fast pages are not movable
+ * allocations at all, so the kernel itself never offlines the blocks that hold them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/gfp.h>
+#include <linux/memcontrol.h>
 #include <linux/memory.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/module.h>
+#include <linux/sched/mm.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
 
@@ -52,15 +67,31 @@ module_param(fast_budget_mb, uint, 0644);
 MODULE_PARM_DESC(fast_budget_mb,
 		 "DRAM (fast tier) that global regions may use, in MiB (default 256); lowering it affects new pages only");
 
+static unsigned int fast_user_pct = 50;
+module_param(fast_user_pct, uint, 0644);
+MODULE_PARM_DESC(fast_user_pct,
+		 "Share of fast_budget_mb one user's regions may use, in percent (default 50, at most 100); CAP_SYS_RESOURCE is exempt");
+
 /*
- * The module's own capacity accounting, in pages.  Charged before a page is
- * allocated and uncharged when the region that owns it is freed, so that the
- * memory notifier below never misses a page being allocated (see there).
+ * The module's own capacity accounting, in pages.  A slow page is charged to its
+ * node and counted in flight before it is allocated, then counted in its memory
+ * block once its address is known, and only then leaves the in-flight count: the
+ * memory notifier, which runs after offlining isolated the block, sees every page
+ * that is or may come to be in the block.
  */
 static struct {
 	atomic_long_t fast;			/* charged to fast_budget_mb */
 	atomic_long_t node[MAX_NUMNODES];	/* region pages on each node */
-} cxlt_acct;
+	atomic_long_t inflight[MAX_NUMNODES];	/* slow pages being allocated */
+	struct xarray blocks;			/* memory block id -> cxlt_block */
+} cxlt_acct = {
+	.blocks = XARRAY_INIT(cxlt_acct.blocks, 0),
+};
+
+/* Region pages in one memory block of a slow tier; allocated once, kept till exit. */
+struct cxlt_block {
+	atomic_long_t pages;
+};
 
 static const char *const cxlt_policy_names[] = {
 	[CXLTIER_POLICY_FAST_FIRST] = "fast-first",
@@ -90,52 +121,135 @@ static unsigned long cxlt_node_capacity(int nid)
 	return pages;
 }
 
-static bool cxlt_charge(int nid, bool fast)
+static unsigned long cxlt_block_id(unsigned long pfn)
+{
+	return PFN_PHYS(pfn) / memory_block_size_bytes();
+}
+
+/* The counter of the block of @pfn, made on first use; NULL when out of memory. */
+static struct cxlt_block *cxlt_block_get(unsigned long pfn)
+{
+	unsigned long id = cxlt_block_id(pfn);
+	struct cxlt_block *blk, *old;
+
+	blk = xa_load(&cxlt_acct.blocks, id);
+	if (blk)
+		return blk;
+	blk = kzalloc(sizeof(*blk), GFP_KERNEL);
+	if (!blk)
+		return NULL;
+	old = xa_cmpxchg(&cxlt_acct.blocks, id, NULL, blk, GFP_KERNEL);
+	if (old) {
+		kfree(blk);
+		return xa_is_err(old) ? NULL : old;
+	}
+	return blk;
+}
+
+/* May the region's user take one more fast page?  Counts it when it may. */
+static bool cxlt_user_fast_get(struct cxlt_region *r, long budget)
+{
+	long share = budget * min(READ_ONCE(fast_user_pct), 100U) / 100;
+
+	if (r->exempt_res) {
+		atomic_long_inc(&r->user->fast);
+		return true;
+	}
+	if (atomic_long_inc_return(&r->user->fast) > share) {
+		atomic_long_dec(&r->user->fast);
+		return false;
+	}
+	return true;
+}
+
+static bool cxlt_charge(struct cxlt_region *r, int nid, bool fast)
 {
 	long budget = (long)READ_ONCE(fast_budget_mb) << (20 - PAGE_SHIFT);
 
-	/* Fully ordered: the notifier reads the node count after isolating a block. */
+	/* Fully ordered: the notifier reads these after isolating a block. */
+	if (!fast)
+		atomic_long_inc(&cxlt_acct.inflight[nid]);
 	if (atomic_long_inc_return(&cxlt_acct.node[nid]) > cxlt_node_capacity(nid))
 		goto uncharge_node;
-	if (fast && atomic_long_inc_return(&cxlt_acct.fast) > budget) {
-		atomic_long_dec(&cxlt_acct.fast);
-		goto uncharge_node;
+	if (fast) {
+		if (atomic_long_inc_return(&cxlt_acct.fast) > budget)
+			goto uncharge_fast;
+		if (!cxlt_user_fast_get(r, budget))
+			goto uncharge_fast;
 	}
 	return true;
 
+uncharge_fast:
+	atomic_long_dec(&cxlt_acct.fast);
 uncharge_node:
 	atomic_long_dec(&cxlt_acct.node[nid]);
+	if (!fast)
+		atomic_long_dec(&cxlt_acct.inflight[nid]);
 	return false;
 }
 
-static void cxlt_uncharge(int nid, bool fast)
+/* Give back what cxlt_charge() and the block count took for @page. */
+static void cxlt_uncharge(struct cxlt_region *r, struct page *page, int nid, bool fast)
 {
-	if (fast)
+	struct cxlt_block *blk;
+
+	if (fast) {
+		atomic_long_dec(&r->user->fast);
 		atomic_long_dec(&cxlt_acct.fast);
+	} else {
+		blk = xa_load(&cxlt_acct.blocks, cxlt_block_id(page_to_pfn(page)));
+		if (!WARN_ON_ONCE(!blk))
+			atomic_long_dec(&blk->pages);
+	}
 	atomic_long_dec(&cxlt_acct.node[nid]);
 }
 
-static struct page *cxlt_alloc_on(int nid, bool fast)
+static struct page *cxlt_alloc_on(struct cxlt_region *r, int nid, bool fast)
 {
-	gfp_t gfp = __GFP_THISNODE | __GFP_NORETRY | __GFP_NOWARN | __GFP_ZERO;
+	gfp_t gfp = __GFP_THISNODE | __GFP_NORETRY | __GFP_NOWARN | __GFP_ZERO |
+		    __GFP_ACCOUNT;
+	struct mem_cgroup *old_memcg;
+	struct cxlt_block *blk;
 	struct page *page;
 
-	if (!cxlt_charge(nid, fast))
+	if (!cxlt_charge(r, nid, fast))
 		return NULL;
+	old_memcg = set_active_memcg(r->memcg);
 	page = alloc_pages_node(nid, gfp | (fast ? GFP_HIGHUSER : GFP_HIGHUSER_MOVABLE), 0);
+	set_active_memcg(old_memcg);
 	if (!page)
-		cxlt_uncharge(nid, fast);
+		goto uncharge;
+	if (!fast) {
+		blk = cxlt_block_get(page_to_pfn(page));
+		if (!blk) {
+			__free_page(page);
+			goto uncharge;
+		}
+		atomic_long_inc(&blk->pages);
+		atomic_long_dec(&cxlt_acct.inflight[nid]);
+	}
 	return page;
+
+uncharge:
+	if (fast) {
+		atomic_long_dec(&r->user->fast);
+		atomic_long_dec(&cxlt_acct.fast);
+	} else {
+		atomic_long_dec(&cxlt_acct.inflight[nid]);
+	}
+	atomic_long_dec(&cxlt_acct.node[nid]);
+	return NULL;
 }
 
 /* The first fast node that @allowed permits and has room, the local node first. */
-static struct page *cxlt_alloc_fast(const nodemask_t *allowed, int *nidp)
+static struct page *cxlt_alloc_fast(struct cxlt_region *r, const nodemask_t *allowed,
+				    int *nidp)
 {
 	struct page *page;
 	int local = numa_node_id(), nid;
 
 	if (cxlt_node_is_fast(local) && node_isset(local, *allowed)) {
-		page = cxlt_alloc_on(local, true);
+		page = cxlt_alloc_on(r, local, true);
 		if (page) {
 			*nidp = local;
 			return page;
@@ -144,7 +258,7 @@ static struct page *cxlt_alloc_fast(const nodemask_t *allowed, int *nidp)
 	for_each_node_mask(nid, *allowed) {
 		if (nid == local || !cxlt_node_is_fast(nid))
 			continue;
-		page = cxlt_alloc_on(nid, true);
+		page = cxlt_alloc_on(r, nid, true);
 		if (page) {
 			*nidp = nid;
 			return page;
@@ -154,7 +268,8 @@ static struct page *cxlt_alloc_fast(const nodemask_t *allowed, int *nidp)
 }
 
 /* Try the nodes of @slow in order, starting with the @first'th (cyclically). */
-static struct page *cxlt_alloc_slow(const nodemask_t *slow, unsigned long first, int *nidp)
+static struct page *cxlt_alloc_slow(struct cxlt_region *r, const nodemask_t *slow,
+				    unsigned long first, int *nidp)
 {
 	unsigned int n = nodes_weight(*slow), i;
 	struct page *page;
@@ -166,7 +281,7 @@ static struct page *cxlt_alloc_slow(const nodemask_t *slow, unsigned long first,
 	for (i = 0; i < first % n; i++)
 		nid = next_node(nid, *slow);
 	for (i = 0; i < n; i++) {
-		page = cxlt_alloc_on(nid, false);
+		page = cxlt_alloc_on(r, nid, false);
 		if (page) {
 			*nidp = nid;
 			return page;
@@ -197,7 +312,7 @@ static struct page *cxlt_place(struct cxlt_region *r, unsigned long pgoff, int *
 
 	*fastp = false;
 	if (policy == CXLTIER_POLICY_FAST_FIRST || policy == CXLTIER_POLICY_PINNED_FAST) {
-		page = cxlt_alloc_fast(&allowed, nidp);
+		page = cxlt_alloc_fast(r, &allowed, nidp);
 		if (page || policy == CXLTIER_POLICY_PINNED_FAST) {
 			*fastp = !!page;
 			return page;
@@ -208,26 +323,27 @@ static struct page *cxlt_place(struct cxlt_region *r, unsigned long pgoff, int *
 	nodes_and(slow, slow, allowed);
 	switch (policy) {
 	case CXLTIER_POLICY_SLOW_ONLY:		/* fill the first node, then the next */
-		return cxlt_alloc_slow(&slow, 0, nidp);
+		return cxlt_alloc_slow(r, &slow, 0, nidp);
 	case CXLTIER_POLICY_FAST_FIRST:		/* spill over the blades page by page */
 	case CXLTIER_POLICY_INTERLEAVE:
-		return cxlt_alloc_slow(&slow, pgoff, nidp);
+		return cxlt_alloc_slow(r, &slow, pgoff, nidp);
 	}
 	return NULL;
 }
 
 /**
- * cxlt_region_table_alloc() - allocate a region's chunk directory
+ * cxlt_region_table_alloc() - set up a region's (empty) page table
  * @r: the region, with @nr_pages set
  *
- * Context: process context, GFP_KERNEL; charged to the caller's memory cgroup.
- * Return: 0 or -ENOMEM.
+ * Nothing is allocated until the first fault: see DOC: region page table.
+ *
+ * Context: any.
+ * Return: 0.
  */
 int cxlt_region_table_alloc(struct cxlt_region *r)
 {
-	r->nr_chunks = DIV_ROUND_UP(r->nr_pages, CXLT_RP_PER_CHUNK);
-	r->dir = kvcalloc(r->nr_chunks, sizeof(*r->dir), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	return r->dir ? 0 : -ENOMEM;
+	xa_init(&r->chunks);
+	return 0;
 }
 
 /**
@@ -243,27 +359,21 @@ void cxlt_region_table_free(struct cxlt_region *r)
 	struct cxlt_rpage *chunk, *rp;
 	unsigned long c, i;
 
-	if (!r->dir)
-		return;
-	for (c = 0; c < r->nr_chunks; c++) {
-		chunk = r->dir[c];
-		if (!chunk)
-			continue;
+	xa_for_each(&r->chunks, c, chunk) {
 		for (i = 0; i < CXLT_RP_PER_CHUNK; i++) {
 			rp = &chunk[i];
 			/* A migrator holds a region reference while it works. */
 			WARN_ON_ONCE(cxlt_rp_state(rp) == CXLT_RP_MIGRATING);
 			if (cxlt_rp_state(rp) != CXLT_RP_PRESENT)
 				continue;
-			cxlt_uncharge(cxlt_rp_node(rp), rp->bits & CXLT_RP_FAST);
+			cxlt_uncharge(r, rp->page, cxlt_rp_node(rp), rp->bits & CXLT_RP_FAST);
 			/* put_page(): a get_user_pages() pin may outlive the region. */
 			put_page(rp->page);
 		}
 		free_page((unsigned long)chunk);
 		cond_resched();
 	}
-	kvfree(r->dir);
-	r->dir = NULL;
+	xa_destroy(&r->chunks);
 }
 
 /**
@@ -280,20 +390,39 @@ struct cxlt_rpage *cxlt_region_entry(struct cxlt_region *r, unsigned long pgoff,
 {
 	unsigned long c = pgoff / CXLT_RP_PER_CHUNK;
 	struct cxlt_rpage *chunk, *old;
+	struct mem_cgroup *old_memcg;
 
-	/* Pairs with the cmpxchg() below: the chunk's zeroes are seen before it. */
-	chunk = smp_load_acquire(&r->dir[c]);
+	/* xa_store() publishes with release semantics: the chunk's zeroes are seen. */
+	chunk = xa_load(&r->chunks, c);
 	if (!chunk && alloc) {
+		old_memcg = set_active_memcg(r->memcg);
 		chunk = (struct cxlt_rpage *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
-		if (!chunk)
-			return NULL;
-		old = cmpxchg(&r->dir[c], NULL, chunk);
-		if (old) {
-			free_page((unsigned long)chunk);
-			chunk = old;
+		if (chunk) {
+			old = xa_cmpxchg(&r->chunks, c, NULL, chunk, GFP_KERNEL_ACCOUNT);
+			if (old) {
+				free_page((unsigned long)chunk);
+				chunk = xa_is_err(old) ? NULL : old;
+			}
 		}
+		set_active_memcg(old_memcg);
 	}
 	return chunk ? &chunk[pgoff % CXLT_RP_PER_CHUNK] : NULL;
+}
+
+/*
+ * A fatal signal arrived while the fault waited for an entry.  Give the fault up
+ * the way the mm expects (as folio_lock_or_retry() does): drop the mmap or VMA
+ * lock and ask for a retry, which the arch fault handler turns into a return to
+ * the dying task.  When the caller does not allow that, SIGBUS (a dying task).
+ */
+static vm_fault_t cxlt_fault_killed(struct vm_fault *vmf)
+{
+	if ((vmf->flags & FAULT_FLAG_ALLOW_RETRY) &&
+	    !(vmf->flags & FAULT_FLAG_RETRY_NOWAIT)) {
+		release_fault_lock(vmf);
+		return VM_FAULT_RETRY;
+	}
+	return VM_FAULT_SIGBUS;
 }
 
 static vm_fault_t cxlt_region_fault(struct vm_fault *vmf)
@@ -308,15 +437,20 @@ static vm_fault_t cxlt_region_fault(struct vm_fault *vmf)
 	if (WARN_ON_ONCE(vmf->pgoff >= r->nr_pages))
 		return VM_FAULT_SIGBUS;
 	rp = cxlt_region_entry(r, vmf->pgoff, true);
-	if (!rp)
-		return VM_FAULT_OOM;
+	if (!rp) {
+		pr_debug("region %s: no memory for the page table of page %lu\n", r->name,
+			 vmf->pgoff);
+		return VM_FAULT_SIGBUS;
+	}
 
 	for (;;) {
-		cxlt_rp_lock(rp);
+		if (cxlt_rp_lock_killable(rp))
+			return cxlt_fault_killed(vmf);
 		if (cxlt_rp_state(rp) != CXLT_RP_MIGRATING)
 			break;
 		cxlt_rp_unlock(rp);
-		wait_var_event(rp, cxlt_rp_state(rp) != CXLT_RP_MIGRATING);
+		if (wait_var_event_killable(rp, cxlt_rp_state(rp) != CXLT_RP_MIGRATING))
+			return cxlt_fault_killed(vmf);
 	}
 
 	switch (cxlt_rp_state(rp)) {
@@ -324,10 +458,9 @@ static vm_fault_t cxlt_region_fault(struct vm_fault *vmf)
 		page = cxlt_place(r, vmf->pgoff, &nid, &fast);
 		if (!page) {
 			cxlt_rp_unlock(rp);
-			pr_warn_ratelimited("region %s: no memory for page %lu under policy %s (fast_budget_mb=%u); SIGBUS to %s[%d]\n",
-					    r->name, vmf->pgoff, cxlt_policy_names[r->policy],
-					    READ_ONCE(fast_budget_mb), current->comm,
-					    task_pid_nr(current));
+			pr_debug("region %s: no memory for page %lu under policy %s (fast_budget_mb=%u)\n",
+				 r->name, vmf->pgoff, cxlt_policy_names[r->policy],
+				 READ_ONCE(fast_budget_mb));
 			return VM_FAULT_SIGBUS;
 		}
 		rp->page = page;
@@ -348,9 +481,13 @@ static vm_fault_t cxlt_region_fault(struct vm_fault *vmf)
 
 	rc = vm_insert_page(vmf->vma, vmf->address, rp->page);
 	cxlt_rp_unlock(rp);
-	/* -EBUSY: another thread of this mm mapped the page while we waited. */
+	/*
+	 * -EBUSY: another thread of this mm mapped the page while we waited.  Any
+	 * other error (no memory for a page table page) is SIGBUS, never
+	 * VM_FAULT_OOM (see the DOC above).
+	 */
 	if (rc && rc != -EBUSY)
-		return vmf_error(rc);
+		return VM_FAULT_SIGBUS;
 	return VM_FAULT_NOPAGE;
 }
 
@@ -396,14 +533,13 @@ int cxlt_region_mmap(struct file *file, struct vm_area_struct *vma)
 	unsigned long pages = vma_pages(vma);
 
 	if (!(vma->vm_flags & VM_MAYSHARE)) {
-		pr_warn_ratelimited("mmap region %s (%s[%d]): MAP_PRIVATE is not supported, use MAP_SHARED\n",
-				    r->name, current->comm, task_pid_nr(current));
+		pr_debug("mmap region %s: MAP_PRIVATE is not supported, use MAP_SHARED\n",
+			 r->name);
 		return -EINVAL;
 	}
 	if (vma->vm_pgoff >= r->nr_pages || pages > r->nr_pages - vma->vm_pgoff) {
-		pr_warn_ratelimited("mmap region %s (%s[%d]): pages %lu-%lu are beyond its end (%lu pages)\n",
-				    r->name, current->comm, task_pid_nr(current),
-				    vma->vm_pgoff, vma->vm_pgoff + pages - 1, r->nr_pages);
+		pr_debug("mmap region %s: pages %lu-%lu are beyond its end (%lu pages)\n",
+			 r->name, vma->vm_pgoff, vma->vm_pgoff + pages - 1, r->nr_pages);
 		return -ENXIO;
 	}
 	vm_flags_set(vma, VM_MIXEDMAP | VM_DONTEXPAND);
@@ -431,11 +567,7 @@ void cxlt_region_census(struct cxlt_region *r, struct cxlt_census *c)
 	unsigned long ci, i;
 	int n, k, b;
 
-	for (ci = 0; ci < r->nr_chunks; ci++) {
-		/* As in cxlt_region_entry(): see the chunk's contents after its pointer. */
-		chunk = smp_load_acquire(&r->dir[ci]);
-		if (!chunk)
-			continue;
+	xa_for_each(&r->chunks, ci, chunk) {
 		for (i = 0; i < CXLT_RP_PER_CHUNK; i++) {
 			rp = &chunk[i];
 			if (cxlt_rp_state(rp) == CXLT_RP_EMPTY)
@@ -475,27 +607,34 @@ const char *cxlt_policy_name(u32 policy)
 }
 
 /*
- * Refuse to offline memory of a node that holds region pages: the kernel cannot
+ * Refuse to offline a memory block that holds region pages: the kernel cannot
  * migrate them (see the DOC above).  Offlining isolates the block's pageblocks
- * before it calls MEM_GOING_OFFLINE, so a page allocated after this check cannot
- * come from the block; a page being allocated before it was charged first
- * (cxlt_alloc_on()), so this check sees it.  Precise per node, conservative per
- * block: a node with region pages anywhere keeps all its blocks.
+ * before it calls MEM_GOING_OFFLINE, so no page allocated after this check can come
+ * from the block; a page allocated before it was counted in flight on its node
+ * before the allocation and in its block after it (cxlt_alloc_on()), so this check
+ * sees it in one or the other.  An allocation in flight on the node refuses too
+ * (its block is not known yet): the offline can be retried a moment later.
  */
 static int cxlt_region_memory_notify(struct notifier_block *nb, unsigned long action,
 				     void *data)
 {
 	struct memory_notify *mn = data;
-	long pages;
+	unsigned long id, first, last;
+	struct cxlt_block *blk;
+	long pages = 0;
 	int nid;
 
-	if (action != MEM_GOING_OFFLINE)
+	if (action != MEM_GOING_OFFLINE || !mn->nr_pages)
 		return NOTIFY_OK;
 	nid = pfn_to_nid(mn->start_pfn);
-	pages = atomic_long_read(&cxlt_acct.node[nid]);
-	if (!pages)
+	first = cxlt_block_id(mn->start_pfn);
+	last = cxlt_block_id(mn->start_pfn + mn->nr_pages - 1);
+	xa_for_each_range(&cxlt_acct.blocks, id, blk, first, last)
+		pages += atomic_long_read(&blk->pages);
+	if (!pages && !atomic_long_read(&cxlt_acct.inflight[nid]))
 		return NOTIFY_OK;
-	pr_warn_ratelimited("node %d: %ld pages of global regions live there and cannot be moved; destroy those regions before taking its memory offline\n",
+	pr_info_ratelimited("memory %#llx-%#llx (node %d): %ld pages of global regions live there and cannot be moved; destroy those regions first\n",
+			    PFN_PHYS(mn->start_pfn), PFN_PHYS(mn->start_pfn + mn->nr_pages) - 1,
 			    nid, pages);
 	return notifier_from_errno(-EBUSY);
 }
@@ -504,14 +643,47 @@ static struct notifier_block cxlt_region_memory_nb = {
 	.notifier_call = cxlt_region_memory_notify,
 };
 
-int cxlt_region_mm_init(void)
+/* debugfs "accounting": the module-wide counters, for tests and operators. */
+static int cxlt_acct_show(struct seq_file *m, void *unused)
+{
+	struct cxlt_block *blk;
+	unsigned long id;
+	int nid;
+
+	seq_printf(m, "fast_pages %ld\n", atomic_long_read(&cxlt_acct.fast));
+	for_each_node(nid)
+		if (atomic_long_read(&cxlt_acct.node[nid]) ||
+		    atomic_long_read(&cxlt_acct.inflight[nid]))
+			seq_printf(m, "node%d_pages %ld inflight %ld\n", nid,
+				   atomic_long_read(&cxlt_acct.node[nid]),
+				   atomic_long_read(&cxlt_acct.inflight[nid]));
+	xa_for_each(&cxlt_acct.blocks, id, blk)
+		if (atomic_long_read(&blk->pages))
+			seq_printf(m, "memory%lu_pages %ld\n", id,
+				   atomic_long_read(&blk->pages));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cxlt_acct);
+
+int cxlt_region_mm_init(struct dentry *dir)
 {
 	BUILD_BUG_ON(sizeof(struct cxlt_rpage) != 16);
 	BUILD_BUG_ON(MAX_NUMNODES > (CXLT_RP_NODE_MASK >> CXLT_RP_NODE_SHIFT) + 1);
+	if (fast_user_pct > 100) {
+		pr_err("fast_user_pct=%u is out of range (0-100)\n", fast_user_pct);
+		return -EINVAL;
+	}
+	debugfs_create_file("accounting", 0400, dir, NULL, &cxlt_acct_fops);
 	return register_memory_notifier(&cxlt_region_memory_nb);
 }
 
 void cxlt_region_mm_exit(void)
 {
+	struct cxlt_block *blk;
+	unsigned long id;
+
 	unregister_memory_notifier(&cxlt_region_memory_nb);
+	xa_for_each(&cxlt_acct.blocks, id, blk)
+		kfree(blk);
+	xa_destroy(&cxlt_acct.blocks);
 }

@@ -58,6 +58,12 @@ static struct {
 	spinlock_t lookup_lock;
 	struct list_head list;
 	struct list_head memory_types;	/* mt_find_alloc_memory_type() cache */
+	/*
+	 * Registration is open: set at the end of module init, when nothing can fail
+	 * any more, so that a tier (online memory that pins the module) never exists
+	 * in a module whose init is still unwinding.  Under @lock.
+	 */
+	bool ready;
 } cxlt_tiers = {
 	.lock = __MUTEX_INITIALIZER(cxlt_tiers.lock),
 	.lookup_lock = __SPIN_LOCK_UNLOCKED(cxlt_tiers.lookup_lock),
@@ -93,16 +99,25 @@ static struct cxlt_tier *cxlt_find_tier(struct device *region)
  * cxlt_tier_registered() - is a CXL region registered as a tier?
  * @region: the cxl_region device
  *
- * Context: process context; takes cxlt_tiers.lock.
- * Return: true when registered.
+ * Never waits for a registration or removal in progress (those hold
+ * cxlt_tiers.lock for minutes), so the CXL bus notifier may call it.
+ *
+ * Context: any; takes cxlt_tiers.lookup_lock.
+ * Return: true when registered (a snapshot).
  */
 bool cxlt_tier_registered(struct device *region)
 {
-	bool ret;
+	struct cxlt_tier *tier;
+	bool ret = false;
 
-	mutex_lock(&cxlt_tiers.lock);
-	ret = cxlt_find_tier(region);
-	mutex_unlock(&cxlt_tiers.lock);
+	spin_lock(&cxlt_tiers.lookup_lock);
+	list_for_each_entry(tier, &cxlt_tiers.list, node) {
+		if (tier->region == region) {
+			ret = true;
+			break;
+		}
+	}
+	spin_unlock(&cxlt_tiers.lookup_lock);
 	return ret;
 }
 
@@ -257,6 +272,11 @@ int cxlt_tier_add(const char *name, int adist)
 	}
 
 	mutex_lock(&cxlt_tiers.lock);
+	if (!cxlt_tiers.ready) {
+		pr_warn("tier add %s: the module is loading or unloading\n", name);
+		rc = -EAGAIN;
+		goto out_unlock;
+	}
 	if (cxlt_find_tier(region)) {
 		pr_warn("tier add %s: already a tier\n", name);
 		rc = -EEXIST;
@@ -515,10 +535,24 @@ void cxlt_tiers_auto_register(void)
 	kfree(info);
 }
 
+/**
+ * cxlt_tiers_start() - open registration, then register what auto_register asks for
+ *
+ * Context: the last step of module init.
+ */
+void cxlt_tiers_start(void)
+{
+	mutex_lock(&cxlt_tiers.lock);
+	cxlt_tiers.ready = true;
+	mutex_unlock(&cxlt_tiers.lock);
+	cxlt_tiers_auto_register();
+}
+
 /* Module exit: tiers pin the module, so only the memory type cache is left. */
 void cxlt_tiers_exit(void)
 {
 	mutex_lock(&cxlt_tiers.lock);
+	cxlt_tiers.ready = false;
 	WARN_ON(!list_empty(&cxlt_tiers.list));
 	mt_put_memory_types(&cxlt_tiers.memory_types);
 	mutex_unlock(&cxlt_tiers.lock);

@@ -323,7 +323,7 @@ public:
 
 	void placed(uint32_t page, uint8_t tier) override
 	{
-		cxlt_policy_set_tier(pol_, page, static_cast<cxlt_tier>(tier));
+		cxlt_policy_set_tier(pol_, page, static_cast<cxlt_tier_class>(tier));
 	}
 
 	void end_period(memory &m, const std::vector<uint32_t> &sampled, uint64_t) override

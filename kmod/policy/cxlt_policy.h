@@ -38,12 +38,12 @@ extern "C" {
 #endif
 
 /**
- * enum cxlt_tier - where a page lives
+ * enum cxlt_tier_class - where a page lives
  * @CXLT_TIER_NONE: not populated (or freed); the policy ignores the page
  * @CXLT_TIER_FAST: on the fast tier (DRAM)
  * @CXLT_TIER_SLOW: on the slow tier (CXL)
  */
-enum cxlt_tier {
+enum cxlt_tier_class {
 	CXLT_TIER_NONE = 0,
 	CXLT_TIER_FAST = 1,
 	CXLT_TIER_SLOW = 2,
@@ -155,7 +155,7 @@ struct cxlt_policy_stats {
 
 /**
  * struct cxlt_page_info - one page as the policy sees it
- * @tier: enum cxlt_tier
+ * @tier: enum cxlt_tier_class
  * @hint: enum cxlt_hint
  * @heat: decayed access score, 0..65535; one sample every period settles
  *	near 32768
@@ -183,14 +183,14 @@ int cxlt_policy_set_params(struct cxlt_policy *pol,
 int cxlt_policy_get_params(const struct cxlt_policy *pol,
 			   struct cxlt_policy_params *params);
 int cxlt_policy_set_tier(struct cxlt_policy *pol, u32 page,
-			 enum cxlt_tier tier);
+			 enum cxlt_tier_class tier);
 int cxlt_policy_set_hint(struct cxlt_policy *pol, u32 page,
 			 enum cxlt_hint hint);
 int cxlt_policy_record_access(struct cxlt_policy *pol, u32 page, u32 count);
 int cxlt_policy_end_period(struct cxlt_policy *pol);
 int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan);
 int cxlt_policy_migrated(struct cxlt_policy *pol, u32 page,
-			 enum cxlt_tier tier, int result);
+			 enum cxlt_tier_class tier, int result);
 int cxlt_policy_get_page(const struct cxlt_policy *pol, u32 page,
 			 struct cxlt_page_info *info);
 int cxlt_policy_get_stats(const struct cxlt_policy *pol,

@@ -467,7 +467,7 @@ static void cxlt_move(struct cxlt_policy *pol, struct cxlt_page *pg, u32 tier)
  * Return: 0, or -EINVAL for a NULL @pol, @page out of range or a bad @tier.
  */
 int cxlt_policy_set_tier(struct cxlt_policy *pol, u32 page,
-			 enum cxlt_tier tier)
+			 enum cxlt_tier_class tier)
 {
 	struct cxlt_page *pg;
 
@@ -1055,7 +1055,7 @@ int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
  * Return: 0, or -EINVAL for a NULL @pol, @page out of range or a bad @tier.
  */
 int cxlt_policy_migrated(struct cxlt_policy *pol, u32 page,
-			 enum cxlt_tier tier, int result)
+			 enum cxlt_tier_class tier, int result)
 {
 	struct cxlt_page *pg;
 

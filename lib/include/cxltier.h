@@ -329,7 +329,7 @@ enum cxltier_region_policy {
 	CXLTIER_REGION_POLICY_PINNED_FAST = 3, /* DRAM only; SIGBUS past the budget */
 };
 
-/* Access asked for by cxltier_region_open(). */
+/* Access asked for by cxltier_region_open(): READ or RDWR (mapping needs read). */
 #define CXLTIER_REGION_READ 1
 #define CXLTIER_REGION_WRITE 2
 #define CXLTIER_REGION_RDWR (CXLTIER_REGION_READ | CXLTIER_REGION_WRITE)

@@ -68,6 +68,9 @@ result<int> open_dev()
 		int e = errno;
 		if (e == ENOENT)
 			return error{-ENOENT, path + ": missing (is cxltier.ko loaded?)"};
+		if (e == EACCES)
+			return error{-EACCES, path + ": permission denied (the device is for root "
+						     "and members of the group cxltier)"};
 		return error{-e, path + ": cannot open: " + errno_text(e)};
 	}
 	int version = ::ioctl(fd, CXLTIER_IOC_VERSION);
@@ -106,6 +109,10 @@ result<int> dev_ioctl(unsigned long cmd, void *arg, const std::string &what)
 	case EACCES:
 		why = "permission denied by the region's mode";
 		break;
+	case EDQUOT:
+		why = "over your user's limit of region memory (RLIMIT_MEMLOCK or the module "
+		      "parameter user_limit_mb) or of regions (user_max_regions)";
+		break;
 	case EPERM:
 		why = "only the region's owner or CAP_SYS_ADMIN may do that";
 		break;
@@ -116,7 +123,7 @@ result<int> dev_ioctl(unsigned long cmd, void *arg, const std::string &what)
 		why = "all region ids are in use";
 		break;
 	case EINVAL:
-		why = "the module refused the request (the kernel log says why)";
+		why = "the module refused the request (dynamic debug of cxltier logs why)";
 		break;
 	default:
 		why = errno_text(e);
@@ -142,9 +149,10 @@ std::string quoted(const char *name)
 	return std::string("region '") + name + "'";
 }
 
+// Read access is required: mapping any file needs it.
 int check_access(int access)
 {
-	return (access & ~CXLTIER_REGION_RDWR) || !access ? -EINVAL : 0;
+	return (access & ~CXLTIER_REGION_RDWR) || !(access & CXLTIER_REGION_READ) ? -EINVAL : 0;
 }
 
 } // namespace
@@ -403,7 +411,7 @@ CXLTIER_EXPORT int cxltier_region_open(cxltier_ctx *ctx, const char *name, int a
 			return fail(ctx, std::move(*bad));
 		if (check_access(access))
 			return fail(ctx, error{-EINVAL, "access " + std::to_string(access) +
-								" is not CXLTIER_REGION_READ, _WRITE or _RDWR"});
+								" is not CXLTIER_REGION_READ or _RDWR (mapping needs read access)"});
 		struct cxltier_open o = {};
 		copy_name(o.name, name);
 		auto r = open_region(ctx, o, access, "open " + quoted(name));
@@ -426,7 +434,7 @@ CXLTIER_EXPORT int cxltier_region_open_id(cxltier_ctx *ctx, uint32_t id, int acc
 								" is out of range (1-65535)"});
 		if (check_access(access))
 			return fail(ctx, error{-EINVAL, "access " + std::to_string(access) +
-								" is not CXLTIER_REGION_READ, _WRITE or _RDWR"});
+								" is not CXLTIER_REGION_READ or _RDWR (mapping needs read access)"});
 		auto r = open_region_by_id(ctx, id, access);
 		if (!r)
 			return fail(ctx, std::move(r).err());

@@ -159,7 +159,7 @@ TEST_F(RegionTest, CreateRejectsBadPolicyModeNodes)
 		  -ENOENT);
 }
 
-// Open checks the name, the id range and the access bits.
+// Open checks the name, the id range and the access bits (read is required).
 TEST_F(RegionTest, OpenRejectsBadArguments)
 {
 	cxltier_region *r = reinterpret_cast<cxltier_region *>(1);
@@ -167,6 +167,9 @@ TEST_F(RegionTest, OpenRejectsBadArguments)
 	EXPECT_EQ(r, nullptr) << "a failed open must clear *region";
 	EXPECT_EQ(cxltier_region_open(ctx.get(), "r", 4, &r), -EINVAL);
 	EXPECT_THAT(why(), HasSubstr("access 4"));
+	// Write-only: a region is always mapped with read access.
+	EXPECT_EQ(cxltier_region_open(ctx.get(), "r", CXLTIER_REGION_WRITE, &r), -EINVAL);
+	EXPECT_THAT(why(), HasSubstr("mapping needs read access"));
 	EXPECT_EQ(cxltier_region_open(ctx.get(), "", CXLTIER_REGION_READ, &r), -EINVAL);
 	EXPECT_EQ(cxltier_region_open_id(ctx.get(), 0, CXLTIER_REGION_READ, &r), -EINVAL);
 	EXPECT_EQ(cxltier_region_open_id(ctx.get(), 65536, CXLTIER_REGION_READ, &r), -EINVAL);

@@ -40,10 +40,10 @@ public:
 	cxlt_policy *get() { return pol_; }
 	const cxlt_policy_params &params() const { return params_; }
 
-	void place(u32 page, cxlt_tier tier) { ASSERT_EQ(cxlt_policy_set_tier(pol_, page, tier), 0); }
+	void place(u32 page, cxlt_tier_class tier) { ASSERT_EQ(cxlt_policy_set_tier(pol_, page, tier), 0); }
 
 	// Pages [first, last) on @tier.
-	void place(u32 first, u32 last, cxlt_tier tier)
+	void place(u32 first, u32 last, cxlt_tier_class tier)
 	{
 		for (u32 p = first; p < last; p++)
 			place(p, tier);
@@ -185,7 +185,7 @@ TEST(PolicyArgs, OutOfRangeRejected)
 	cxlt_policy_plan empty{ nullptr, 0, nullptr, 0, 0, 0 };
 
 	EXPECT_EQ(cxlt_policy_set_tier(t.get(), 8, CXLT_TIER_FAST), -EINVAL);
-	EXPECT_EQ(cxlt_policy_set_tier(t.get(), 0, static_cast<cxlt_tier>(3)), -EINVAL);
+	EXPECT_EQ(cxlt_policy_set_tier(t.get(), 0, static_cast<cxlt_tier_class>(3)), -EINVAL);
 	EXPECT_EQ(cxlt_policy_set_hint(t.get(), 8, CXLT_HINT_HOT), -EINVAL);
 	EXPECT_EQ(cxlt_policy_set_hint(t.get(), 0, static_cast<cxlt_hint>(4)), -EINVAL);
 	EXPECT_EQ(cxlt_policy_record_access(t.get(), 8, 1), -EINVAL);

@@ -86,8 +86,8 @@ struct cxltier_create {
 /**
  * struct cxltier_open - CXLTIER_IOC_OPEN
  * @size: (in) sizeof(struct cxltier_open)
- * @flags: (in) CXLTIER_OPEN_READ and/or CXLTIER_OPEN_WRITE (at least one), and
- *	CXLTIER_BY_ID to select the region by @id
+ * @flags: (in) CXLTIER_OPEN_READ (required: mmap() needs read access), optionally
+ *	CXLTIER_OPEN_WRITE, and CXLTIER_BY_ID to select the region by @id
  * @id: (in) with CXLTIER_BY_ID; (out) the region id
  * @fd: (out) a new file descriptor (O_CLOEXEC) bound to the region; mmap() it
  * @length: (out) the region's size in bytes

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Access control and accounting of global regions on a shared host: who may open
+ * /dev/cxltier, what a user's regions may cost (per-user memory limit in the manner
+ * of RLIMIT_MEMLOCK, per-user region count, per-user share of the DRAM budget),
+ * that region pages are charged to the creator's memory cgroup, and that STAT of
+ * someone else's region needs read permission.
+ *
+ * Theory of operation: the guest image has a "cxltier" group and applies the
+ * shipped udev rule with mdev (/dev/cxltier root:cxltier 0660).  Each test forks
+ * children that drop to user nobody, with or without that group, after the root
+ * parent set their RLIMIT_MEMLOCK or the module's parameters; the children report
+ * through their exit status.  Module parameters are put back by the fixture's
+ * teardown.  No CXL tier is registered: regions here live in DRAM, so the tests are
+ * quick, and a page with nowhere to go is a SIGBUS the children count.
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "cxlt_test.h"
+#include "cxlt_region.h"
+
+#define MB		(1UL << 20)
+#define PAGE		4096UL
+#define PARAM		"/sys/module/cxltier/parameters/"
+#define ACCOUNTING	"/sys/kernel/debug/cxltier/accounting"
+#define USERS		"/sys/kernel/debug/cxltier/users"
+#define CGROOT		"/sys/fs/cgroup"
+#define CG		CGROOT "/cxlt-access"
+/* Measured here: the whole group takes ~2 s on the normal kernel. */
+#define TIMEOUT		60
+
+/* Run @fn(@arg) in a child and return its exit status (128 + signal if killed). */
+static int in_child(int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		_exit(fn(arg));
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int set_param(const char *name, unsigned long val)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), PARAM "%s", name);
+	snprintf(buf, sizeof(buf), "%lu", val);
+	return cxlt_write(path, buf);
+}
+
+static unsigned long get_param(const char *name)
+{
+	return cxlt_read_u64(PARAM "%s%s", name, "");
+}
+
+static int set_memlock(unsigned long bytes)
+{
+	struct rlimit rl = { bytes, bytes };
+
+	return setrlimit(RLIMIT_MEMLOCK, &rl);
+}
+
+/* A debugfs counter line "name value" of the accounting file; 0 when absent. */
+static long accounting(const char *name)
+{
+	char line[128], key[64];
+	long val, ret = 0;
+	FILE *f = fopen(ACCOUNTING, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld", key, &val) == 2 && !strcmp(key, name))
+			ret = val;
+	fclose(f);
+	return ret;
+}
+
+/* Lines of the per-user charges file, without its header: users with regions. */
+static int charged_users(void)
+{
+	char line[128];
+	int n = 0;
+	FILE *f = fopen(USERS, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += line[0] != '#';
+	fclose(f);
+	return n;
+}
+
+/* Touch @len bytes page by page; return how many pages were touched before SIGBUS. */
+static sigjmp_buf bus_jmp;
+static void on_sigbus(int sig)
+{
+	siglongjmp(bus_jmp, 1);
+}
+
+static unsigned long touch_until_sigbus(char *p, size_t len)
+{
+	volatile unsigned long i = 0;
+	struct sigaction sa = { .sa_handler = on_sigbus };
+
+	sigaction(SIGBUS, &sa, NULL);
+	if (sigsetjmp(bus_jmp, 1))
+		return i;
+	for (; i < len / PAGE; i++)
+		p[i * PAGE] = 1;
+	return i;
+}
+
+FIXTURE(access) {
+	int dev;
+	unsigned long user_limit_mb, user_max_regions, fast_budget_mb, fast_user_pct;
+	char name[CXLTIER_NAME_MAX];
+};
+
+FIXTURE_SETUP(access)
+{
+	self->dev = -1;
+	if (access(DEV, F_OK))
+		SKIP(return, DEV " is missing (cxltier.ko not loaded)");
+	if (!getgrnam(CXLT_GROUP))
+		SKIP(return, "no group " CXLT_GROUP " in this system");
+	self->dev = dev_open();
+	ASSERT_LE(0, self->dev);
+	self->user_limit_mb = get_param("user_limit_mb");
+	self->user_max_regions = get_param("user_max_regions");
+	self->fast_budget_mb = get_param("fast_budget_mb");
+	self->fast_user_pct = get_param("fast_user_pct");
+	snprintf(self->name, sizeof(self->name), "access.%d", getpid());
+}
+
+FIXTURE_TEARDOWN(access)
+{
+	char name[CXLTIER_NAME_MAX];
+	int i;
+
+	if (self->dev < 0)
+		return;
+	set_param("user_limit_mb", self->user_limit_mb);
+	set_param("user_max_regions", self->user_max_regions);
+	set_param("fast_budget_mb", self->fast_budget_mb);
+	set_param("fast_user_pct", self->fast_user_pct);
+	/* Whatever a test left: as root, which may destroy any region. */
+	for (i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "%s.%d", self->name, i);
+		rg_destroy(self->dev, name);
+	}
+	rg_destroy(self->dev, self->name);
+	close(self->dev);
+}
+
+static int child_open_without_group(void *arg)
+{
+	if (cxlt_drop_to_user(0))
+		return 1;
+	if (dev_open() >= 0)
+		return 2;
+	return errno == EACCES ? 0 : 3;
+}
+
+static int child_open_in_group(void *arg)
+{
+	const char *name = arg;
+	int dev;
+
+	if (cxlt_drop_to_user(1))
+		return 1;
+	dev = dev_open();
+	if (dev < 0)
+		return 2;
+	if (rg_create(dev, name, MB, CXLTIER_POLICY_FAST_FIRST, -1, NULL))
+		return 3;
+	return rg_destroy(dev, name) ? 4 : 0;
+}
+
+/* /dev/cxltier is root:cxltier 0660: a user outside the group cannot open it; a
+ * member can, and can create and destroy a region of its own. */
+TEST_F_TIMEOUT(access, device_for_group_only, TIMEOUT)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat(DEV, &st));
+	EXPECT_EQ(0660, st.st_mode & 0777);
+	EXPECT_EQ(getgrnam(CXLT_GROUP)->gr_gid, st.st_gid);
+	EXPECT_EQ(0, in_child(child_open_without_group, NULL));
+	EXPECT_EQ(0, in_child(child_open_in_group, self->name));
+}
+
+struct limit_args {
+	const char *name;
+	unsigned long memlock;
+};
+
+/*
+ * As a group member with RLIMIT_MEMLOCK of 4 MiB: 4 MiB of regions fit, one page
+ * more does not (EDQUOT), neither does a single 8 MiB region; a destroyed region
+ * that is still mapped still counts, and once unmapped its room is back.
+ */
+static int child_memlock(void *arg)
+{
+	const struct limit_args *a = arg;
+	char n0[CXLTIER_NAME_MAX], n1[CXLTIER_NAME_MAX];
+	int dev, fd;
+	void *p;
+
+	snprintf(n0, sizeof(n0), "%s.0", a->name);
+	snprintf(n1, sizeof(n1), "%s.1", a->name);
+	if (set_memlock(a->memlock) || cxlt_drop_to_nobody())
+		return 1;
+	dev = dev_open();
+	if (dev < 0)
+		return 2;
+	if (rg_create(dev, n0, 8 * MB, CXLTIER_POLICY_FAST_FIRST, -1, NULL) != -EDQUOT)
+		return 3;
+	if (rg_create(dev, n0, 3 * MB, CXLTIER_POLICY_FAST_FIRST, -1, NULL))
+		return 4;
+	if (rg_create(dev, n1, MB + PAGE, CXLTIER_POLICY_FAST_FIRST, -1, NULL) != -EDQUOT)
+		return 5;
+	if (rg_create(dev, n1, MB, CXLTIER_POLICY_FAST_FIRST, -1, NULL))
+		return 6;
+	/* Full.  Map n1, destroy it: its memory is still there and still counts. */
+	fd = rg_open(dev, n1, 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
+	if (fd < 0)
+		return 7;
+	p = mmap(NULL, MB, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return 8;
+	memset(p, 1, MB);
+	if (rg_destroy(dev, n1))
+		return 9;
+	if (rg_create(dev, n1, PAGE, CXLTIER_POLICY_FAST_FIRST, -1, NULL) != -EDQUOT)
+		return 10;
+	munmap(p, MB);
+	close(fd);
+	if (rg_create(dev, n1, MB, CXLTIER_POLICY_FAST_FIRST, -1, NULL))
+		return 11;
+	if (rg_destroy(dev, n0) || rg_destroy(dev, n1))
+		return 12;
+	return 0;
+}
+
+/* The per-user memory limit follows the creator's RLIMIT_MEMLOCK. */
+TEST_F_TIMEOUT(access, memlock_limit, TIMEOUT)
+{
+	struct limit_args a = { self->name, 4 * MB };
+
+	ASSERT_EQ(0, set_param("user_limit_mb", 0));
+	EXPECT_EQ(0, in_child(child_memlock, &a));
+	EXPECT_EQ(0, charged_users());
+}
+
+/* user_limit_mb, when set, replaces RLIMIT_MEMLOCK for every user. */
+TEST_F_TIMEOUT(access, user_limit_mb_replaces_rlimit, TIMEOUT)
+{
+	struct limit_args a = { self->name, 1UL << 40 };
+
+	ASSERT_EQ(0, set_param("user_limit_mb", 4));
+	EXPECT_EQ(0, in_child(child_memlock, &a));
+}
+
+/* CAP_IPC_LOCK is exempt from the memory limit, as for mlock(). */
+TEST_F_TIMEOUT(access, cap_ipc_lock_exempt, TIMEOUT)
+{
+	ASSERT_EQ(0, set_param("user_limit_mb", 1));
+	EXPECT_EQ(0, rg_create(self->dev, self->name, 64 * MB, CXLTIER_POLICY_FAST_FIRST, -1,
+			       NULL));
+	EXPECT_EQ(0, rg_destroy(self->dev, self->name));
+}
+
+static int child_region_cap(void *arg)
+{
+	const char *base = arg;
+	char name[CXLTIER_NAME_MAX];
+	int dev, i;
+
+	if (set_memlock(64 * MB) || cxlt_drop_to_nobody())
+		return 1;
+	dev = dev_open();
+	if (dev < 0)
+		return 2;
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "%s.%d", base, i);
+		if (rg_create(dev, name, PAGE, CXLTIER_POLICY_FAST_FIRST, -1, NULL))
+			return 3;
+	}
+	snprintf(name, sizeof(name), "%s.%d", base, 3);
+	if (rg_create(dev, name, PAGE, CXLTIER_POLICY_FAST_FIRST, -1, NULL) != -EDQUOT)
+		return 4;
+	/* Leave the three: the parent checks root is not limited by them. */
+	return 0;
+}
+
+/* A user may have user_max_regions regions; root (CAP_SYS_RESOURCE) may have more,
+ * and another user is not affected by the first one's count. */
+TEST_F_TIMEOUT(access, region_cap, TIMEOUT)
+{
+	char name[CXLTIER_NAME_MAX];
+	int i;
+
+	ASSERT_EQ(0, set_param("user_max_regions", 3));
+	EXPECT_EQ(0, in_child(child_region_cap, self->name));
+	for (i = 4; i < 8; i++) {
+		snprintf(name, sizeof(name), "%s.%d", self->name, i);
+		EXPECT_EQ(0, rg_create(self->dev, name, PAGE, CXLTIER_POLICY_FAST_FIRST, -1,
+				       NULL));
+	}
+	EXPECT_EQ(2, charged_users());
+}
+
+static int child_stat(void *arg)
+{
+	const char *base = arg;
+	char n600[CXLTIER_NAME_MAX], n644[CXLTIER_NAME_MAX];
+	struct rstat s;
+	int dev;
+
+	snprintf(n600, sizeof(n600), "%s.0", base);
+	snprintf(n644, sizeof(n644), "%s.1", base);
+	if (cxlt_drop_to_nobody())
+		return 1;
+	dev = dev_open();
+	if (dev < 0)
+		return 2;
+	if (rg_stat(dev, n600, &s) != -EACCES)
+		return 3;
+	if (rg_stat(dev, n644, &s) || s.st.mode != 0644)
+		return 4;
+	if (rg_stat(dev, "no.such.region", &s) != -ENOENT)
+		return 5;
+	return 0;
+}
+
+/* STAT of another user's region needs read permission on it. */
+TEST_F_TIMEOUT(access, stat_needs_read_permission, TIMEOUT)
+{
+	char n600[CXLTIER_NAME_MAX], n644[CXLTIER_NAME_MAX];
+
+	snprintf(n600, sizeof(n600), "%s.0", self->name);
+	snprintf(n644, sizeof(n644), "%s.1", self->name);
+	ASSERT_EQ(0, rg_create(self->dev, n600, MB, CXLTIER_POLICY_FAST_FIRST, 0600, NULL));
+	ASSERT_EQ(0, rg_create(self->dev, n644, MB, CXLTIER_POLICY_FAST_FIRST, 0644, NULL));
+	EXPECT_EQ(0, in_child(child_stat, self->name));
+}
+
+static int child_fast_share(void *arg)
+{
+	const char *name = arg;
+	unsigned long touched;
+	int dev, fd;
+	char *p;
+
+	if (set_memlock(64 * MB) || cxlt_drop_to_nobody())
+		return 1;
+	dev = dev_open();
+	if (dev < 0)
+		return 2;
+	if (rg_create(dev, name, 6 * MB, CXLTIER_POLICY_FAST_FIRST, -1, NULL))
+		return 3;
+	fd = rg_open(dev, name, 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
+	p = mmap(NULL, 6 * MB, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (fd < 0 || p == MAP_FAILED)
+		return 4;
+	/* 50% of 8 MiB: 4 MiB of DRAM, then nowhere to go (no tier): SIGBUS. */
+	touched = touch_until_sigbus(p, 6 * MB);
+	munmap(p, 6 * MB);
+	close(fd);
+	if (rg_destroy(dev, name))
+		return 5;
+	return touched == 4 * MB / PAGE ? 0 : 10;
+}
+
+/* One user gets at most fast_user_pct of the DRAM budget; root is not limited. */
+TEST_F_TIMEOUT(access, fast_budget_share, TIMEOUT)
+{
+	unsigned long touched;
+	int fd;
+	char *p;
+
+	ASSERT_EQ(0, set_param("fast_budget_mb", 8));
+	ASSERT_EQ(0, set_param("fast_user_pct", 50));
+	EXPECT_EQ(0, in_child(child_fast_share, self->name));
+	EXPECT_EQ(0, accounting("fast_pages"));
+
+	/* Root may use the whole budget. */
+	ASSERT_EQ(0, rg_create(self->dev, self->name, 8 * MB, CXLTIER_POLICY_FAST_FIRST, -1,
+			       NULL));
+	fd = rg_open(self->dev, self->name, 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
+	ASSERT_LE(0, fd);
+	p = mmap(NULL, 8 * MB, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	touched = touch_until_sigbus(p, 8 * MB);
+	EXPECT_EQ(8 * MB / PAGE, touched);
+	munmap(p, 8 * MB);
+	close(fd);
+	EXPECT_EQ(0, rg_destroy(self->dev, self->name));
+	EXPECT_EQ(0, accounting("fast_pages"));
+}
+
+/* The bytes a cgroup is charged, from memory.current. */
+static long cg_current(void)
+{
+	return (long)cxlt_read_u64(CG "/%s%s", "memory.current", "");
+}
+
+static int child_memcg_create(void *arg)
+{
+	const char *name = arg;
+	char pid[16];
+	int dev;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (cxlt_write(CG "/cgroup.procs", pid))
+		return 1;
+	dev = dev_open();
+	if (dev < 0)
+		return 2;
+	return rg_create(dev, name, 8 * MB, CXLTIER_POLICY_FAST_FIRST, -1, NULL) ? 3 : 0;
+}
+
+/*
+ * A region's pages are charged to its creator's memory cgroup, whoever touches
+ * them, and uncharged when the region is freed; the cgroup's memory.max holds.
+ */
+TEST_F_TIMEOUT(access, memcg_charges_creator, TIMEOUT)
+{
+	long before, touched_4, after;
+	unsigned long n;
+	char max[32];
+	int fd;
+	char *p;
+
+	if (access(CGROOT "/cgroup.controllers", F_OK) &&
+	    mount("cgroup2", CGROOT, "cgroup2", 0, NULL))
+		SKIP(return, "cannot mount cgroup2 at " CGROOT);
+	cxlt_write(CGROOT "/cgroup.subtree_control", "+memory");
+	rmdir(CG);
+	ASSERT_EQ(0, mkdir(CG, 0755));
+	if (access(CG "/memory.current", F_OK)) {
+		rmdir(CG);
+		SKIP(return, "no memory controller");
+	}
+	/* The creator moves into the cgroup and exits: the region stays charged there. */
+	ASSERT_EQ(0, in_child(child_memcg_create, self->name));
+	before = cg_current();
+	fd = rg_open(self->dev, self->name, 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
+	ASSERT_LE(0, fd);
+	p = mmap(NULL, 8 * MB, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 1, 4 * MB);
+	touched_4 = cg_current();
+	TH_LOG("memory.current: %ld before, %ld after touching 4 MiB", before, touched_4);
+	EXPECT_LE(before + (long)(4 * MB), touched_4);
+
+	/* Room for 1 MiB more: the rest of the region cannot be allocated. */
+	snprintf(max, sizeof(max), "%ld", touched_4 + (long)MB);
+	ASSERT_EQ(0, cxlt_write(CG "/memory.max", max));
+	n = touch_until_sigbus(p + 4 * MB, 4 * MB);
+	TH_LOG("%lu of 1024 more pages fit under memory.max", n);
+	EXPECT_GT(1024UL, n);
+	EXPECT_LE(128UL, n);
+
+	munmap(p, 8 * MB);
+	close(fd);
+	ASSERT_EQ(0, rg_destroy(self->dev, self->name));
+	after = cg_current();
+	TH_LOG("memory.current %ld after destroy", after);
+	EXPECT_GT(before + (long)MB, after);
+	EXPECT_EQ(0, rmdir(CG));
+}
+
+TEST_HARNESS_MAIN
