@@ -110,7 +110,7 @@ FIXTURE_TEARDOWN(discovery)
 }
 
 /* Every CXL memdev is a blade with the serial, capacity and PCI function the CXL core reports. */
-TEST_F(discovery, blades_match_cxl_core)
+TEST_F_TIMEOUT(discovery, blades_match_cxl_core, 10)
 {
 	struct names mirror;
 	int i;
@@ -142,7 +142,7 @@ TEST_F(discovery, blades_match_cxl_core)
 }
 
 /* Every CXL region is mirrored with its mode, address range, interleave and blades. */
-TEST_F(discovery, cxl_regions_match_cxl_core)
+TEST_F_TIMEOUT(discovery, cxl_regions_match_cxl_core, 10)
 {
 	struct names mirror;
 	int i;
@@ -176,7 +176,7 @@ TEST_F(discovery, cxl_regions_match_cxl_core)
 }
 
 /* Each blade lists exactly the regions whose targets include it. */
-TEST_F(discovery, blade_lists_its_regions)
+TEST_F_TIMEOUT(discovery, blade_lists_its_regions, 10)
 {
 	int i, j;
 
@@ -205,7 +205,7 @@ TEST_F(discovery, blade_lists_its_regions)
 /* Everything the booted topology defines is found: its blades and, for each region spec,
  * a region of that mode over exactly those blades in that order, each on a NUMA node of
  * its own. */
-TEST_F(discovery, topology_complete)
+TEST_F_TIMEOUT(discovery, topology_complete, 10)
 {
 	const char *nblades = getenv("CXLT_BLADES"), *specs = getenv("CXLT_REGIONS");
 	char *list, *spec, *save = NULL;
@@ -267,7 +267,7 @@ TEST_F(discovery, topology_complete)
 }
 
 /* rescan takes "1" and refuses anything else with EINVAL. */
-TEST_F(discovery, rescan_input)
+TEST_F_TIMEOUT(discovery, rescan_input, 10)
 {
 	EXPECT_EQ(0, cxlt_write(CXLT_SYSFS "/rescan", "1"));
 	EXPECT_EQ(-EINVAL, cxlt_write(CXLT_SYSFS "/rescan", "0"));
@@ -276,7 +276,7 @@ TEST_F(discovery, rescan_input)
 }
 
 /* Mirror files refuse writes and rescan refuses reads, even for root. */
-TEST_F(discovery, files_read_only)
+TEST_F_TIMEOUT(discovery, files_read_only, 10)
 {
 	struct names mirror;
 	char path[PATH_MAX];
@@ -295,7 +295,7 @@ TEST_F(discovery, files_read_only)
  * created last (its endpoint decoders are the last allocated, so its DPA can be freed)
  * and recreates it as it was.
  */
-TEST_F(discovery, region_teardown_and_recreate)
+TEST_F_TIMEOUT(discovery, region_teardown_and_recreate, 30)
 {
 	const char *specs = getenv("CXLT_REGIONS");
 	char r[64], path[PATH_MAX], real[PATH_MAX], root[64], cmd[512], targets[16][64];

@@ -92,4 +92,64 @@ static inline int cxlt_module_loaded(void)
 	return access(CXLT_SYSFS, F_OK) == 0;
 }
 
+#ifdef __KSELFTEST_HARNESS_H
+/*
+ * Test timeouts and times.  Every test names its timeout (TEST_F_TIMEOUT, with a wide
+ * margin over its time on Debian's kernel; lib.mk refuses a test without one).  The
+ * guest exports CXLT_TIMEOUT_SCALE (qemu/run: 1 on Debian's kernel, more on the slower
+ * debug kernel), and every timeout is multiplied by it.  The harness prints nothing
+ * per test about time, so each test prints its wall time (fixture setup and teardown
+ * included, as the timeout counts them) when it ends without failing an ASSERT.
+ */
+#include <time.h>
+
+#define CXLT_MAX_TESTS	256
+
+static struct {
+	struct __test_metadata *t;
+	void (*fn)(struct __test_metadata *, struct __fixture_variant_metadata *);
+} cxlt_timed[CXLT_MAX_TESTS];
+
+static void cxlt_timed_fn(struct __test_metadata *t, struct __fixture_variant_metadata *v)
+{
+	struct timespec a, b;
+	int i;
+
+	for (i = 0; i < CXLT_MAX_TESTS && cxlt_timed[i].t != t; i++)
+		;
+	if (i == CXLT_MAX_TESTS)
+		abort();
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	cxlt_timed[i].fn(t, v);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ksft_print_msg("      time  %s%s%s.%s: %.2f s (timeout %d s)\n", t->fixture->name,
+		       v->name[0] ? "." : "", v->name, t->name,
+		       (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9, t->timeout);
+	fflush(stdout);
+}
+
+/* After the harness's constructors have registered every test. */
+static void __attribute__((constructor(KSELFTEST_PRIO_XFAIL + 1))) cxlt_tests_init(void)
+{
+	const char *env = getenv("CXLT_TIMEOUT_SCALE");
+	int scale = env ? atoi(env) : 1, n = 0;
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+
+	if (scale < 1)
+		scale = 1;
+	for (f = __fixture_list; f; f = f->next) {
+		for (t = f->tests; t; t = t->next) {
+			t->timeout *= scale;
+			if (n < CXLT_MAX_TESTS) {
+				cxlt_timed[n].t = t;
+				cxlt_timed[n].fn = t->fn;
+				t->fn = cxlt_timed_fn;
+				n++;
+			}
+		}
+	}
+}
+#endif /* __KSELFTEST_HARNESS_H */
+
 #endif /* CXLT_TEST_H */

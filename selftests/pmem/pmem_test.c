@@ -44,7 +44,7 @@ FIXTURE_TEARDOWN(pmem)
 }
 
 /* A pmem region is mirrored with mode pmem and its blade. */
-TEST_F(pmem, mirrored)
+TEST_F_TIMEOUT(pmem, mirrored, 10)
 {
 	char blades[64];
 
@@ -55,7 +55,7 @@ TEST_F(pmem, mirrored)
 }
 
 /* Registering a pmem region as a tier is refused with EINVAL and changes nothing. */
-TEST_F(pmem, not_a_tier)
+TEST_F_TIMEOUT(pmem, not_a_tier, 10)
 {
 	char path[PATH_MAX], state[32];
 

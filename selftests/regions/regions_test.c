@@ -251,7 +251,7 @@ FIXTURE_TEARDOWN(region)
 
 /* A region maps, holds what is written to it, reads back zeroes where untouched,
  * and unmaps; a second mapping of a sub-range sees the same bytes. */
-TEST_F_TIMEOUT(region, map_write_read_unmap, 30)
+TEST_F_TIMEOUT(region, map_write_read_unmap, 40)
 {
 	char *q;
 
@@ -358,7 +358,7 @@ static int child_writes_by_name(void *arg)
 }
 
 /* Two processes that open the region by name see each other's writes. */
-TEST_F_TIMEOUT(region, shared_by_name, 30)
+TEST_F_TIMEOUT(region, shared_by_name, 15)
 {
 	self->p = map_region(self->fd, self->len, 0, PROT_READ | PROT_WRITE);
 	ASSERT_NE(NULL, self->p);
@@ -369,7 +369,7 @@ TEST_F_TIMEOUT(region, shared_by_name, 30)
 }
 
 /* A forked child shares the parent's mapping (MAP_SHARED), in both directions. */
-TEST_F_TIMEOUT(region, fork, 30)
+TEST_F_TIMEOUT(region, fork, 15)
 {
 	int status;
 	pid_t pid;
@@ -399,7 +399,7 @@ static uint64_t make_handle(uint32_t id, uint64_t off)
 
 /* A handle made in one process (region id and offset) resolves in another: the
  * other process opens the region by id, maps it, and finds the object there. */
-TEST_F_TIMEOUT(region, handle_in_other_process, 30)
+TEST_F_TIMEOUT(region, handle_in_other_process, 10)
 {
 	uint64_t handle, off = 3 * MB + 123 * 8;	/* within 4 MiB */
 	int pfd[2], status, rc;
@@ -457,7 +457,7 @@ static int child_creates_and_exits(void *arg)
 }
 
 /* A region outlives the process that created it, with its data. */
-TEST_F_TIMEOUT(region, survives_creator_exit, 30)
+TEST_F_TIMEOUT(region, survives_creator_exit, 10)
 {
 	char name[CXLTIER_NAME_MAX];
 	int fd;
@@ -478,7 +478,7 @@ TEST_F_TIMEOUT(region, survives_creator_exit, 30)
 
 /* DESTROY with live mappings frees the name at once but the memory only when the
  * last mapping goes; until then the mapping keeps working. */
-TEST_F_TIMEOUT(region, destroy_deferred, 30)
+TEST_F_TIMEOUT(region, destroy_deferred, 40)
 {
 	long before, during, after;
 	struct rstat s;
@@ -562,7 +562,7 @@ static int child_other_uid(void *arg)
 /* Another uid is held to the mode like a file's: no access to a 0600 region, read
  * but not write to a 0644 one; it cannot destroy or re-policy either; it may stat
  * only what it may read. */
-TEST_F_TIMEOUT(region, other_uid_denied, 30)
+TEST_F_TIMEOUT(region, other_uid_denied, 15)
 {
 	char name644[CXLTIER_NAME_MAX];
 	int fd;
@@ -588,7 +588,7 @@ static int module_refcnt(void)
 
 /* The module cannot be unloaded while a region is mapped, even after the region was
  * destroyed and every file descriptor closed; the last munmap releases it. */
-TEST_F_TIMEOUT(region, unload_refused_while_mapped, 30)
+TEST_F_TIMEOUT(region, unload_refused_while_mapped, 20)
 {
 	int mapped;
 
@@ -613,7 +613,7 @@ TEST_F_TIMEOUT(region, unload_refused_while_mapped, 30)
 
 /* fstat() on a region file shows its size, owner and mode, which neither ftruncate()
  * nor fchmod() can change; msync works; read() is not offered. */
-TEST_F_TIMEOUT(region, file_semantics, 30)
+TEST_F_TIMEOUT(region, file_semantics, 10)
 {
 	struct stat st;
 	char c;
@@ -676,7 +676,7 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 
 /* Pinned-fast pages stop at the DRAM budget: the next first touch gets SIGBUS
  * (BUS_ADRERR at the address), never an OOM kill; fast-first spills to CXL. */
-TEST_F_TIMEOUT(budget, exhausted, 30)
+TEST_F_TIMEOUT(budget, exhausted, 45)
 {
 	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
 	size_t len = 8 * MB;
@@ -812,7 +812,7 @@ static int load_worker(const char *name, size_t len, int me)
 /* Four processes write random blocks with checksums over a region larger than the
  * fast tier for a fixed number of iterations; every checksum verifies, in the
  * workers and in a fresh mapping afterwards. */
-TEST_F_TIMEOUT(load, random_writes_checksums, 600)
+TEST_F_TIMEOUT(load, random_writes_checksums, 60)
 {
 	size_t len = 8 * MB, b, written = 0, bad = 0;
 	pid_t pids[LOAD_PROCS];
@@ -930,7 +930,7 @@ static double anon_touch_ns(size_t len, int nid)
  * CXL, next to the kernel's own anonymous first touch on the same nodes; logged,
  * not asserted.  (Under QEMU TCG, CXL memory is emulated I/O and zeroing a page
  * there dominates.) */
-TEST_F_TIMEOUT(cost, first_touch, 300)
+TEST_F_TIMEOUT(cost, first_touch, 20)
 {
 	double dram = 0, cxl = -1, anon_dram = 0, anon_cxl = -1;
 	int r;
@@ -978,14 +978,14 @@ FIXTURE_TEARDOWN(bad_input)
 }
 
 /* The ABI version answers, and it is the one this test was built for. */
-TEST_F_TIMEOUT(bad_input, version, 30)
+TEST_F_TIMEOUT(bad_input, version, 10)
 {
 	EXPECT_EQ(CXLTIER_ABI_VERSION, ioctl(self->dev, CXLTIER_IOC_VERSION));
 }
 
 /* Zero, unaligned, beyond-the-ABI and beyond-the-limit sizes are refused; a large
  * but allowed size only costs its page table directory. */
-TEST_F_TIMEOUT(bad_input, sizes, 30)
+TEST_F_TIMEOUT(bad_input, sizes, 10)
 {
 	EXPECT_EQ(-EINVAL, rg_create(self->dev, self->name, 0, 0, -1, NULL));
 	EXPECT_EQ(-EINVAL, rg_create(self->dev, self->name, PAGE + 1, 0, -1, NULL));
@@ -1001,7 +1001,7 @@ TEST_F_TIMEOUT(bad_input, sizes, 30)
 
 /* Unknown flags, modes that are not permission bits, unknown policies, nodes that
  * cannot exist and nonzero reserved fields are refused. */
-TEST_F_TIMEOUT(bad_input, flags_and_reserved, 30)
+TEST_F_TIMEOUT(bad_input, flags_and_reserved, 10)
 {
 	struct cxltier_create c = { .size = sizeof(c), .length = MB };
 	struct cxltier_open o = { .size = sizeof(o), .flags = CXLTIER_OPEN_READ };
@@ -1075,7 +1075,7 @@ TEST_F_TIMEOUT(bad_input, flags_and_reserved, 30)
  * disagrees, and one that is longer with nonzero bytes beyond the struct are
  * refused; a longer one with zeroes there (a newer caller) works.  A wrong
  * direction is an unknown command. */
-TEST_F_TIMEOUT(bad_input, ioctl_sizes, 30)
+TEST_F_TIMEOUT(bad_input, ioctl_sizes, 10)
 {
 	struct {
 		struct cxltier_create c;
@@ -1110,7 +1110,7 @@ TEST_F_TIMEOUT(bad_input, ioctl_sizes, 30)
 /* Names: empty, without a terminator (too long), with '/', blanks or control bytes,
  * or with garbage after the NUL are refused; 63 bytes is fine; a duplicate is
  * EEXIST. */
-TEST_F_TIMEOUT(bad_input, names, 30)
+TEST_F_TIMEOUT(bad_input, names, 10)
 {
 	struct cxltier_create c = { .size = sizeof(c), .length = MB };
 	char long63[64];
@@ -1142,7 +1142,7 @@ TEST_F_TIMEOUT(bad_input, names, 30)
 
 /* mmap: MAP_PRIVATE, ranges past the end, unaligned offsets and the control device
  * itself are refused; a read-only file cannot be mapped writable. */
-TEST_F_TIMEOUT(bad_input, mmap, 30)
+TEST_F_TIMEOUT(bad_input, mmap, 10)
 {
 	int fd, ro;
 	void *p;
@@ -1178,7 +1178,7 @@ TEST_F_TIMEOUT(bad_input, mmap, 30)
 /* A bounded loop of random commands of our type and others, with random payloads
  * and pointers, gets errnos only; afterwards the device works, no region was left
  * behind and the nodes' free memory is back. */
-TEST_F_TIMEOUT(bad_input, fuzz, 300)
+TEST_F_TIMEOUT(bad_input, fuzz, 10)
 {
 	static const unsigned int nrs[] = { 0, 1, 2, 3, 4, 5, 6, 7, 0x0f, 0xff };
 	union {
@@ -1262,7 +1262,7 @@ TEST_F_TIMEOUT(bad_input, fuzz, 300)
 }
 
 /* Creating, filling and destroying regions over and over gives all memory back. */
-TEST_F_TIMEOUT(bad_input, no_leak_after_destroy, 300)
+TEST_F_TIMEOUT(bad_input, no_leak_after_destroy, 60)
 {
 	long before, after;
 	int i, fd;
