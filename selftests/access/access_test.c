@@ -485,4 +485,57 @@ TEST_F_TIMEOUT(access, memcg_charges_creator, TIMEOUT)
 	EXPECT_EQ(0, rmdir(CG));
 }
 
+/* Lines in the kernel log now. */
+static int dmesg_lines(void)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = popen("dmesg", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n++;
+	pclose(f);
+	return n;
+}
+
+static int child_bad_requests(void *arg)
+{
+	const char *name = arg;
+	struct cxltier_create c = { .size = sizeof(c), .length = 12345 };
+	int dev, i;
+
+	if (cxlt_drop_to_nobody())
+		return 1;
+	dev = dev_open();
+	if (dev < 0)
+		return 2;
+	/* Write-only is refused: a region file is always mapped with read access. */
+	if (rg_open(dev, name, 0, CXLTIER_OPEN_WRITE) != -EINVAL)
+		return 3;
+	for (i = 0; i < 2000; i++) {
+		snprintf(c.name, sizeof(c.name), "bad.%d", i);
+		if (xioctl(dev, CXLTIER_IOC_CREATE, &c) != -EINVAL)
+			return 4;
+		if (rg_open(dev, "no.such.region", 0, CXLTIER_OPEN_READ) != -ENOENT)
+			return 5;
+		if (xioctl(dev, _IO(0xC7, 0x0E), NULL) != -ENOTTY)
+			return 6;
+	}
+	return 0;
+}
+
+/* A user's bad requests get errnos, and write nothing to the kernel log. */
+TEST_F_TIMEOUT(access, bad_requests_are_quiet, TIMEOUT)
+{
+	int before;
+
+	ASSERT_EQ(0, rg_create(self->dev, self->name, MB, CXLTIER_POLICY_FAST_FIRST, 0666,
+			       NULL));
+	before = dmesg_lines();
+	EXPECT_EQ(0, in_child(child_bad_requests, self->name));
+	EXPECT_EQ(before, dmesg_lines());
+}
+
 TEST_HARNESS_MAIN

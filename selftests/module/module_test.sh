@@ -8,7 +8,8 @@
 # and check the same blades and regions come back; a second load is refused; unload
 # and load 20 times in a row leaves the kernel log clean (checked by the dmesg guard);
 # auto_register=1 registers every committed RAM region, now and later, and the tiers
-# keep the module loaded until they are removed.
+# keep the module loaded until they are removed; a load that fails late leaves no
+# tier behind.
 # KTAP via the kselftest helpers of linux-source-6.12 would need its ktap_helpers.sh
 # in the guest; this script prints plain TAP lines instead.
 set -u
@@ -79,6 +80,15 @@ check "remove every tier" $removed
 check "unload after the tiers are gone" rmmod cxltier
 check "load without parameters" insmod "$KO"
 check "bad parameter value is refused" bash -c "! insmod $KO rescan_delay_ms=99999 2>/dev/null"
+check "bad dev_mode is refused" bash -c "! insmod $KO dev_mode=0777 2>/dev/null"
+
+# A load that fails late (after discovery, where auto_register used to add tiers)
+# must leave no tier behind: no online memory, no claim in /proc/iomem.
+check "unload before a failing load" rmmod cxltier
+check "a load failing late is refused" \
+	bash -c "! insmod $KO auto_register=1 fast_user_pct=101 2>/dev/null"
+check "the failed load left no tier" bash -c "! grep -q cxltier /proc/iomem"
+check "load after the failed load" insmod "$KO"
 
 out=$(cxltierctl list 2>&1); rc=$?
 check "cxltierctl list succeeds" test $rc -eq 0
