@@ -22,6 +22,14 @@
  * depend on where (or whether) the caller's mount namespace has sysfs, and files
  * are opened with the module's own kernel credentials, so what cxltier can read does
  * not depend on who triggered it (only root can write the attributes that lead here).
+ *
+ * Every access runs on a worker of the module's own workqueue while the caller
+ * waits (killably), never in the caller's context: the callers are often inside a
+ * sysfs show() or store() of cxltier's own, which holds that file's kernfs and
+ * seq_file locks, and reading another sysfs file there would nest locks of the same
+ * classes (lockdep reports it as recursive locking, and rightly treats the
+ * dependency as one).  The worker holds no lock of ours or of the caller's; a
+ * caller killed while it waits leaves the request to finish on its own.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,9 +39,13 @@
 #include <linux/kstrtox.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
+#include <linux/overflow.h>
+#include <linux/refcount.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "cxltier.h"
 
@@ -42,6 +54,39 @@
 
 static struct vfsmount *cxlt_sysfs_mnt;
 static const struct cred *cxlt_kcred;
+static struct workqueue_struct *cxlt_sysfs_wq;
+
+enum cxlt_sysfs_op {
+	CXLT_SYSFS_READ,
+	CXLT_SYSFS_WRITE,
+	CXLT_SYSFS_LINK,
+};
+
+/**
+ * struct cxlt_sysfs_req - one access, run by cxlt_sysfs_workfn()
+ * @work: on cxlt_sysfs_wq
+ * @done: completed by the worker
+ * @ref: the caller's and the worker's
+ * @cancelled: the caller was killed and no longer waits
+ * @op: what to do
+ * @rc: the result
+ * @outlen: room at the start of @buf for a read's value or a link's name
+ * @path: the path, in @buf after the result
+ * @val: the value to write, in @buf after the path; NULL for reads
+ * @buf: the result, the path and the value
+ */
+struct cxlt_sysfs_req {
+	struct work_struct work;
+	struct completion done;
+	refcount_t ref;
+	bool cancelled;
+	enum cxlt_sysfs_op op;
+	int rc;
+	size_t outlen;
+	char *path;
+	char *val;
+	char buf[];
+};
 
 /*
  * Open @path (relative to the sysfs root) with the module's credentials.  Returns
@@ -60,17 +105,8 @@ static struct file *cxlt_sysfs_open(const char *path, int flags)
 	return file;
 }
 
-/**
- * cxlt_sysfs_read() - read a sysfs attribute
- * @path: path below the sysfs root, e.g. "bus/cxl/devices/region0/mode"
- * @out: buffer for the value, without surrounding white space
- * @outlen: size of @out
- *
- * Context: process context; may sleep (the attribute's show() may take locks).
- * Return: 0; -ENOENT when there is no such (visible) attribute; -EOVERFLOW when the
- * value does not fit in @out; or the error of the read.
- */
-int cxlt_sysfs_read(const char *path, char *out, size_t outlen)
+/* Read @path into @out (the worker's side of cxlt_sysfs_read()). */
+static int __cxlt_sysfs_read(const char *path, char *out, size_t outlen)
 {
 	struct file *file;
 	loff_t pos = 0;
@@ -97,45 +133,48 @@ out:
 	return len < 0 ? len : 0;
 }
 
-/**
- * cxlt_sysfs_write() - write a sysfs attribute, as userspace would
- * @path: path below the sysfs root
- * @val: the string to write
- *
- * Context: process context; may sleep.
- * Return: 0 or the error of the open or the write (the attribute's store()).
+/*
+ * Write @val to @path (the worker's side of cxlt_sysfs_write()).  A store that
+ * wants a busy lock asks for a syscall restart (memory blocks' state takes the
+ * device hotplug lock with a trylock and sets TIF_SIGPENDING): this worker is not
+ * a syscall, so clear the flag again and retry, until the caller gives up.
  */
-int cxlt_sysfs_write(const char *path, const char *val)
+static int __cxlt_sysfs_write(struct cxlt_sysfs_req *req)
 {
+	/* A kernel thread's sighand never changes under it. */
+	struct sighand_struct *sighand = rcu_dereference_protected(current->sighand, 1);
 	struct file *file;
-	loff_t pos = 0;
+	loff_t pos;
 	ssize_t rc;
 
-	file = cxlt_sysfs_open(path, O_WRONLY);
+	file = cxlt_sysfs_open(req->path, O_WRONLY);
 	if (IS_ERR(file))
 		return PTR_ERR(file);
-	rc = kernel_write(file, val, strlen(val), &pos);
+	for (;;) {
+		pos = 0;
+		rc = kernel_write(file, req->val, strlen(req->val), &pos);
+		if (rc != -ERESTARTNOINTR)
+			break;
+		spin_lock_irq(&sighand->siglock);
+		recalc_sigpending();
+		spin_unlock_irq(&sighand->siglock);
+		if (READ_ONCE(req->cancelled)) {
+			rc = -EINTR;
+			break;
+		}
+		schedule_timeout_uninterruptible(1);
+	}
 	fput(file);
 	return rc < 0 ? rc : 0;
 }
 
-/**
- * cxlt_sysfs_link_name() - the name of the directory a sysfs link points to
- * @path: path of the link below the sysfs root, e.g. "bus/cxl/devices/endpoint5/uport"
- * @out: the last component of the link's target, e.g. "mem0"
- * @outlen: size of @out
- *
- * Context: process context.
- * Return: 0; -ENOENT no such link; -EOVERFLOW @out too small.
- */
-int cxlt_sysfs_link_name(const char *path, char *out, size_t outlen)
+/* The target's name of the link @path (the worker's side of cxlt_sysfs_link_name()). */
+static int __cxlt_sysfs_link_name(const char *path, char *out, size_t outlen)
 {
 	const struct cred *old;
 	struct path p;
 	int rc;
 
-	if (!cxlt_sysfs_mnt)
-		return -ENODEV;
 	old = override_creds(cxlt_kcred);
 	rc = vfs_path_lookup(cxlt_sysfs_mnt->mnt_root, cxlt_sysfs_mnt, path, LOOKUP_FOLLOW,
 			     &p);
@@ -146,6 +185,114 @@ int cxlt_sysfs_link_name(const char *path, char *out, size_t outlen)
 	rc = snprintf(out, outlen, "%pd", p.dentry) >= outlen ? -EOVERFLOW : 0;
 	path_put(&p);
 	return rc;
+}
+
+static void cxlt_sysfs_req_put(struct cxlt_sysfs_req *req)
+{
+	if (refcount_dec_and_test(&req->ref))
+		kfree(req);
+}
+
+static void cxlt_sysfs_workfn(struct work_struct *work)
+{
+	struct cxlt_sysfs_req *req = container_of(work, struct cxlt_sysfs_req, work);
+
+	switch (req->op) {
+	case CXLT_SYSFS_READ:
+		req->rc = __cxlt_sysfs_read(req->path, req->buf, req->outlen);
+		break;
+	case CXLT_SYSFS_WRITE:
+		req->rc = __cxlt_sysfs_write(req);
+		break;
+	case CXLT_SYSFS_LINK:
+		req->rc = __cxlt_sysfs_link_name(req->path, req->buf, req->outlen);
+		break;
+	}
+	complete(&req->done);
+	cxlt_sysfs_req_put(req);
+}
+
+/*
+ * Run one access on the worker and wait for it.  @out/@outlen: where a read's value
+ * or a link's name goes; @val: what a write writes.
+ */
+static int cxlt_sysfs_call(enum cxlt_sysfs_op op, const char *path, const char *val,
+			   char *out, size_t outlen)
+{
+	size_t plen = strlen(path) + 1, vlen = val ? strlen(val) + 1 : 0;
+	struct cxlt_sysfs_req *req;
+	int rc;
+
+	if (!cxlt_sysfs_mnt)
+		return -ENODEV;
+	/* @buf holds the result first (outlen bytes), then the path and the value. */
+	req = kzalloc(struct_size(req, buf, outlen + plen + vlen), GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	INIT_WORK(&req->work, cxlt_sysfs_workfn);
+	init_completion(&req->done);
+	refcount_set(&req->ref, 2);
+	req->op = op;
+	req->outlen = outlen;
+	req->path = req->buf + outlen;
+	memcpy(req->path, path, plen);
+	if (val) {
+		req->val = req->path + plen;
+		memcpy(req->val, val, vlen);
+	}
+	queue_work(cxlt_sysfs_wq, &req->work);
+	if (wait_for_completion_killable(&req->done)) {
+		WRITE_ONCE(req->cancelled, true);
+		cxlt_sysfs_req_put(req);
+		return -EINTR;
+	}
+	rc = req->rc;
+	if (!rc && out)
+		memcpy(out, req->buf, outlen);
+	cxlt_sysfs_req_put(req);
+	return rc;
+}
+
+/**
+ * cxlt_sysfs_read() - read a sysfs attribute
+ * @path: path below the sysfs root, e.g. "bus/cxl/devices/region0/mode"
+ * @out: buffer for the value, without surrounding white space
+ * @outlen: size of @out
+ *
+ * Context: process context; sleeps until the attribute's show() returned.
+ * Return: 0; -ENOENT when there is no such (visible) attribute; -EOVERFLOW when the
+ * value does not fit in @out; -EINTR when killed; or the error of the read.
+ */
+int cxlt_sysfs_read(const char *path, char *out, size_t outlen)
+{
+	return cxlt_sysfs_call(CXLT_SYSFS_READ, path, NULL, out, outlen);
+}
+
+/**
+ * cxlt_sysfs_write() - write a sysfs attribute, as userspace would
+ * @path: path below the sysfs root
+ * @val: the string to write
+ *
+ * Context: process context; sleeps until the attribute's store() returned.
+ * Return: 0; -EINTR when killed; or the error of the open or the store().
+ */
+int cxlt_sysfs_write(const char *path, const char *val)
+{
+	return cxlt_sysfs_call(CXLT_SYSFS_WRITE, path, val, NULL, 0);
+}
+
+/**
+ * cxlt_sysfs_link_name() - the name of the directory a sysfs link points to
+ * @path: path of the link below the sysfs root, e.g. "bus/cxl/devices/endpoint5/uport"
+ * @out: the last component of the link's target, e.g. "mem0"
+ * @outlen: size of @out
+ *
+ * Context: process context.
+ * Return: 0; -ENOENT no such link; -EOVERFLOW @out too small; -EINTR when killed.
+ */
+int cxlt_sysfs_link_name(const char *path, char *out, size_t outlen)
+{
+	return cxlt_sysfs_call(CXLT_SYSFS_LINK, path, NULL, out, outlen);
 }
 
 /* "bus/cxl/devices/<dev>[/<group>]/<name>"; -ENAMETOOLONG when it does not fit. */
@@ -244,28 +391,44 @@ int cxlt_devattr_init(void)
 	struct vfsmount *mnt;
 	struct cred *cred;
 
+	int rc;
+
 	cred = prepare_kernel_cred(&init_task);
 	if (!cred)
 		return -ENOMEM;
 	fs = get_fs_type("sysfs");
 	if (!fs) {
-		put_cred(cred);
-		return -ENODEV;
+		rc = -ENODEV;
+		goto err_cred;
 	}
 	mnt = kern_mount(fs);
 	/* put_filesystem() is not exported; it is this, and sysfs is built in. */
 	module_put(fs->owner);
 	if (IS_ERR(mnt)) {
-		put_cred(cred);
-		return PTR_ERR(mnt);
+		rc = PTR_ERR(mnt);
+		goto err_cred;
+	}
+	/* Unbound: a slow store (onlining memory) must not hold up other accesses. */
+	cxlt_sysfs_wq = alloc_workqueue("cxltier_sysfs", WQ_UNBOUND, 0);
+	if (!cxlt_sysfs_wq) {
+		rc = -ENOMEM;
+		goto err_unmount;
 	}
 	cxlt_kcred = cred;
 	cxlt_sysfs_mnt = mnt;
 	return 0;
+
+err_unmount:
+	kern_unmount(mnt);
+err_cred:
+	put_cred(cred);
+	return rc;
 }
 
 void cxlt_devattr_exit(void)
 {
+	/* Requests of killed callers may still run. */
+	destroy_workqueue(cxlt_sysfs_wq);
 	kern_unmount(cxlt_sysfs_mnt);
 	cxlt_sysfs_mnt = NULL;
 	put_cred(cxlt_kcred);

@@ -14,7 +14,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/memory.h>
-#include <linux/sched/signal.h>
 
 #include "cxltier.h"
 
@@ -26,30 +25,6 @@ static int cxlt_memblock_attr(const char *dir, const char *attr, char *out, size
 
 	snprintf(path, sizeof(path), "devices/system/memory/%s/%s", dir, attr);
 	return val ? cxlt_sysfs_write(path, val) : cxlt_sysfs_read(path, out, len);
-}
-
-/*
- * The store() takes the device hotplug lock with a trylock and, when it is busy,
- * asks for a syscall restart (it sets TIF_SIGPENDING).  We are not its syscall: undo
- * that flag and retry, unless a real signal is pending.
- */
-static int cxlt_memblock_store(const char *dir, const char *state)
-{
-	/* A task's own sighand only changes in exec, which cannot run under us. */
-	struct sighand_struct *sighand = rcu_dereference_protected(current->sighand, 1);
-	int rc;
-
-	for (;;) {
-		rc = cxlt_memblock_attr(dir, "state", NULL, 0, state);
-		if (rc != -ERESTARTNOINTR)
-			return rc;
-		spin_lock_irq(&sighand->siglock);
-		recalc_sigpending();
-		spin_unlock_irq(&sighand->siglock);
-		if (signal_pending(current))
-			return -EINTR;
-		cond_resched();
-	}
 }
 
 static int cxlt_memblock_online_movable(const char *dir)
@@ -67,11 +42,11 @@ static int cxlt_memblock_online_movable(const char *dir)
 			return rc;
 		if (!strcmp(zones, "Movable"))
 			return 0;
-		rc = cxlt_memblock_store(dir, "offline");
+		rc = cxlt_memblock_attr(dir, "state", NULL, 0, "offline");
 		if (rc)
 			return rc;
 	}
-	return cxlt_memblock_store(dir, "online_movable");
+	return cxlt_memblock_attr(dir, "state", NULL, 0, "online_movable");
 }
 
 /**
