@@ -25,6 +25,9 @@
  *   cxlt_tiers.lookup_lock	spinlock, leaf (fault path lookups, tier.c)
  * cxlt_regions.lock and entry locks are never held together.
  *
+ * Sysfs accesses of other subsystems (devattr.c) run on the cxltier_sysfs workqueue
+ * while the caller waits: callers may hold any lock above, and the workers take none.
+ *
  * Sysfs removal rule: kobject_del() waits for running show() calls to finish, and
  * show() may take cxlt_disc.lock, so mirror objects are unlinked under the lock and
  * deleted after it is dropped.
