@@ -10,6 +10,10 @@
 #   make bench-sim    run the policy simulator (bench/out/sim.json, bench/out/*.png)
 #   make sparse       module build with sparse (C=2)
 #   make checkpatch   kernel style check of kmod/ and include/
+#   make debug-kernel build the checker guest kernel (KASAN, KFENCE, lockdep, ...)
+#                     into $CXLT_KCACHE once per machine (qemu/build-debug-kernel)
+#   make check-debug  build the module and a guest image for the debug kernel and run
+#                     every guest selftests group on it (T=dir: one group)
 #
 # KDIR selects the kernel build tree; it defaults to the Debian 6.12 headers that
 # scripts/setup unpacks into .cache/ (the guest kernel).  On a real CXL host use
@@ -24,7 +28,7 @@ BUILD  ?= $(ROOT)/build
 KMAKE  = $(MAKE) -C $(KDIR) M=$(ROOT) W=1
 
 .PHONY: all module userspace selftests sparse checkpatch check demo bench-sim setup \
-	guest clean
+	guest clean debug-kernel debug-module debug-guest check-debug guest-tools
 
 all: module userspace selftests
 
@@ -54,6 +58,36 @@ guest: all
 
 check: all guest
 	@CXLT_BUILD=$(BUILD) scripts/check $(if $(T),--only $(T))
+
+# --- the debug (checker) kernel ------------------------------------------------------------
+# Kbuild of 6.12 writes an external module's objects next to its sources (MO= came in
+# 6.13), so the debug module builds from a copy of the sources in $(DEBUG_SRC); the
+# Debian build keeps kmod/cxltier.ko.  The copy keeps modification times, so only what
+# changed recompiles; sources deleted from the tree disappear from the copy.
+DEBUG_SRC := $(BUILD)/debug/src
+
+debug-kernel: setup
+	@qemu/build-debug-kernel
+
+debug-module: debug-kernel
+	@mkdir -p $(DEBUG_SRC)
+	@cd $(DEBUG_SRC) && find . \( -name '*.[ch]' -o -name Kbuild \) -type f -delete
+	@find Kbuild kmod include \( -name '*.[ch]' -o -name Kbuild \) -type f | \
+		cpio -pdm --quiet $(DEBUG_SRC)
+	@. scripts/kernel-env && cxlt_kernel_env $(ROOT) debug || { echo "make: $$KERR" >&2; exit 1; }; \
+		$(MAKE) -C "$$KDIR" M=$(DEBUG_SRC) W=1 modules
+
+# What the guest image needs from the userspace build (not the host tests).
+guest-tools: setup
+	@cmake -S . -B $(BUILD) -G Ninja >/dev/null
+	cmake --build $(BUILD) --target cxltierctl
+
+debug-guest: debug-module guest-tools selftests
+	qemu/build-guest --build $(BUILD) --kernel debug
+
+# The guest part of `make check` on the debug kernel (the host tests do not change).
+check-debug: debug-guest
+	@CXLT_BUILD=$(BUILD) scripts/check --guest-only --kernel debug $(if $(T),--only $(T))
 
 demo: all guest
 	@CXLT_BUILD=$(BUILD) qemu/demo
