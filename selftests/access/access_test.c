@@ -37,21 +37,6 @@
 /* Measured here: the whole group takes ~2 s on the normal kernel. */
 #define TIMEOUT		60
 
-/* Run @fn(@arg) in a child and return its exit status (128 + signal if killed). */
-static int in_child(int (*fn)(void *), void *arg)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (!pid)
-		_exit(fn(arg));
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 static int set_param(const char *name, unsigned long val)
 {
 	char path[128], buf[32];
@@ -199,8 +184,8 @@ TEST_F_TIMEOUT(access, device_for_group_only, TIMEOUT)
 	ASSERT_EQ(0, stat(DEV, &st));
 	EXPECT_EQ(0660, st.st_mode & 0777);
 	EXPECT_EQ(getgrnam(CXLT_GROUP)->gr_gid, st.st_gid);
-	EXPECT_EQ(0, in_child(child_open_without_group, NULL));
-	EXPECT_EQ(0, in_child(child_open_in_group, self->name));
+	EXPECT_EQ(0, cxlt_in_child(child_open_without_group, NULL));
+	EXPECT_EQ(0, cxlt_in_child(child_open_in_group, self->name));
 }
 
 struct limit_args {
@@ -262,7 +247,7 @@ TEST_F_TIMEOUT(access, memlock_limit, TIMEOUT)
 	struct limit_args a = { self->name, 4 * MB };
 
 	ASSERT_EQ(0, set_param("user_limit_mb", 0));
-	EXPECT_EQ(0, in_child(child_memlock, &a));
+	EXPECT_EQ(0, cxlt_in_child(child_memlock, &a));
 	EXPECT_EQ(0, charged_users());
 }
 
@@ -272,7 +257,7 @@ TEST_F_TIMEOUT(access, user_limit_mb_replaces_rlimit, TIMEOUT)
 	struct limit_args a = { self->name, 1UL << 40 };
 
 	ASSERT_EQ(0, set_param("user_limit_mb", 4));
-	EXPECT_EQ(0, in_child(child_memlock, &a));
+	EXPECT_EQ(0, cxlt_in_child(child_memlock, &a));
 }
 
 /* CAP_IPC_LOCK is exempt from the memory limit, as for mlock(). */
@@ -315,7 +300,7 @@ TEST_F_TIMEOUT(access, region_cap, TIMEOUT)
 	int i;
 
 	ASSERT_EQ(0, set_param("user_max_regions", 3));
-	EXPECT_EQ(0, in_child(child_region_cap, self->name));
+	EXPECT_EQ(0, cxlt_in_child(child_region_cap, self->name));
 	for (i = 4; i < 8; i++) {
 		snprintf(name, sizeof(name), "%s.%d", self->name, i);
 		EXPECT_EQ(0, rg_create(self->dev, name, PAGE, CXLTIER_POLICY_FAST_FIRST, -1,
@@ -356,7 +341,7 @@ TEST_F_TIMEOUT(access, stat_needs_read_permission, TIMEOUT)
 	snprintf(n644, sizeof(n644), "%s.1", self->name);
 	ASSERT_EQ(0, rg_create(self->dev, n600, MB, CXLTIER_POLICY_FAST_FIRST, 0600, NULL));
 	ASSERT_EQ(0, rg_create(self->dev, n644, MB, CXLTIER_POLICY_FAST_FIRST, 0644, NULL));
-	EXPECT_EQ(0, in_child(child_stat, self->name));
+	EXPECT_EQ(0, cxlt_in_child(child_stat, self->name));
 }
 
 static int child_fast_share(void *arg)
@@ -395,7 +380,7 @@ TEST_F_TIMEOUT(access, fast_budget_share, TIMEOUT)
 
 	ASSERT_EQ(0, set_param("fast_budget_mb", 8));
 	ASSERT_EQ(0, set_param("fast_user_pct", 50));
-	EXPECT_EQ(0, in_child(child_fast_share, self->name));
+	EXPECT_EQ(0, cxlt_in_child(child_fast_share, self->name));
 	EXPECT_EQ(0, accounting("fast_pages"));
 
 	/* Root may use the whole budget. */
@@ -457,7 +442,7 @@ TEST_F_TIMEOUT(access, memcg_charges_creator, TIMEOUT)
 		SKIP(return, "no memory controller");
 	}
 	/* The creator moves into the cgroup and exits: the region stays charged there. */
-	ASSERT_EQ(0, in_child(child_memcg_create, self->name));
+	ASSERT_EQ(0, cxlt_in_child(child_memcg_create, self->name));
 	before = cg_current();
 	fd = rg_open(self->dev, self->name, 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
 	ASSERT_LE(0, fd);
@@ -534,7 +519,7 @@ TEST_F_TIMEOUT(access, bad_requests_are_quiet, TIMEOUT)
 	ASSERT_EQ(0, rg_create(self->dev, self->name, MB, CXLTIER_POLICY_FAST_FIRST, 0666,
 			       NULL));
 	before = dmesg_lines();
-	EXPECT_EQ(0, in_child(child_bad_requests, self->name));
+	EXPECT_EQ(0, cxlt_in_child(child_bad_requests, self->name));
 	EXPECT_EQ(before, dmesg_lines());
 }
 

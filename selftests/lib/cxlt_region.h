@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/cxltier.h>
@@ -120,6 +121,21 @@ static inline int cxlt_drop_to_user(int in_group)
 		return -1;
 	}
 	return setresgid(NOBODY, NOBODY, NOBODY) || setresuid(NOBODY, NOBODY, NOBODY) ? -1 : 0;
+}
+
+/* Run @fn(@arg) in a child; its exit status, or 128 + the signal that killed it. */
+static inline int cxlt_in_child(int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		_exit(fn(arg));
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* The usual unprivileged user of regions: nobody, in the cxltier group. */

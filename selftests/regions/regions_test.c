@@ -171,22 +171,6 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-/* Run @fn in a child and return its exit status (or 128 + signal). */
-static int in_child(int (*fn)(void *), void *arg)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (!pid)
-		_exit(fn(arg));
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-
 /* --- FIXTURE(region): one region per test, per placement policy --------------------- */
 
 FIXTURE(region) {
@@ -363,7 +347,7 @@ TEST_F_TIMEOUT(region, shared_by_name, 15)
 	self->p = map_region(self->fd, self->len, 0, PROT_READ | PROT_WRITE);
 	ASSERT_NE(NULL, self->p);
 	fill(self->p, MB, 3);
-	ASSERT_EQ(0, in_child(child_writes_by_name, self->name));
+	ASSERT_EQ(0, cxlt_in_child(child_writes_by_name, self->name));
 	EXPECT_EQ(0, mismatches(self->p + MB, MB, 4));
 	munmap(self->p, self->len);
 }
@@ -464,7 +448,7 @@ TEST_F_TIMEOUT(region, survives_creator_exit, 10)
 	char *p;
 
 	snprintf(name, sizeof(name), "%s.orphan", self->name);
-	ASSERT_EQ(0, in_child(child_creates_and_exits, name));
+	ASSERT_EQ(0, cxlt_in_child(child_creates_and_exits, name));
 	EXPECT_TRUE(listed(self->dev, name));
 	fd = rg_open(self->dev, name, 0, CXLTIER_OPEN_READ);
 	ASSERT_LE(0, fd);
@@ -575,7 +559,7 @@ TEST_F_TIMEOUT(region, other_uid_denied, 15)
 	p = map_region(fd, MB, 0, PROT_READ | PROT_WRITE);
 	ASSERT_NE(NULL, p);
 	fill(p, MB, 10);
-	EXPECT_EQ(0, in_child(child_other_uid, self->name));
+	EXPECT_EQ(0, cxlt_in_child(child_other_uid, self->name));
 	munmap(p, MB);
 	close(fd);
 	EXPECT_EQ(0, rg_destroy(self->dev, name644));
