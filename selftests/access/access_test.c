@@ -470,6 +470,47 @@ TEST_F_TIMEOUT(access, memcg_charges_creator, TIMEOUT)
 	EXPECT_EQ(0, rmdir(CG));
 }
 
+/* MemAvailable of /proc/meminfo, KiB. */
+static long mem_available_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Creating a region costs no memory until it is touched: 64 regions of 1 TiB (the
+ * old page-table directory took 8 MiB each at create) leave MemAvailable alone. */
+TEST_F_TIMEOUT(access, untouched_regions_cost_nothing, TIMEOUT)
+{
+	char name[CXLTIER_NAME_MAX];
+	long before, after;
+	int i, created = 0;
+
+	before = mem_available_kb();
+	for (i = 0; i < 64; i++) {
+		snprintf(name, sizeof(name), "%s.tb%d", self->name, i);
+		created += !rg_create(self->dev, name, 1ULL << 40, CXLTIER_POLICY_FAST_FIRST, -1,
+				      NULL);
+	}
+	after = mem_available_kb();
+	for (i = 0; i < 64; i++) {
+		snprintf(name, sizeof(name), "%s.tb%d", self->name, i);
+		rg_destroy(self->dev, name);
+	}
+	TH_LOG("64 x 1 TiB regions: MemAvailable %ld KiB before, %ld KiB after", before, after);
+	EXPECT_EQ(64, created);
+	/* A few KiB per region for the object and its inode; 8 MiB each would be 512 MiB. */
+	EXPECT_GT(8 * 1024L, before - after);
+}
+
 /* Lines in the kernel log now. */
 static int dmesg_lines(void)
 {
