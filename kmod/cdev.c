@@ -129,11 +129,22 @@ static int cxlt_check_name(const char *verb, const char *name)
 	return 0;
 }
 
-/* The region selector of a command: an id with CXLTIER_BY_ID, else a name. */
-static int cxlt_check_sel(const char *verb, u32 flags, u32 id, const char *name)
+/*
+ * The region selector of a command: an id with CXLTIER_BY_ID, else a name.  Where
+ * the id is an input only (@id_in, DESTROY and SET_POLICY), it must be 0 when the
+ * name selects, so that it can be given a meaning later; where it is also an
+ * output (OPEN, STAT), its input value is ignored.
+ */
+static int cxlt_check_sel(const char *verb, u32 flags, u32 id, bool id_in,
+			  const char *name)
 {
-	if (!(flags & CXLTIER_BY_ID))
+	if (!(flags & CXLTIER_BY_ID)) {
+		if (id_in && id) {
+			cxlt_bad(verb, "id %u without CXLTIER_BY_ID", id);
+			return -EINVAL;
+		}
 		return cxlt_check_name(verb, name);
+	}
 	if (!id || id > CXLTIER_REGION_ID_MAX) {
 		cxlt_bad(verb, "region id %u is out of range (1-%u)", id, CXLTIER_REGION_ID_MAX);
 		return -EINVAL;
@@ -217,7 +228,7 @@ static long cxlt_ioc_open(unsigned int cmd, void __user *uarg)
 		return rc;
 	rc = cxlt_check_flags(verb, a.flags, CXLTIER_OPEN_FLAGS) ?:
 	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved)) ?:
-	     cxlt_check_sel(verb, a.flags, a.id, a.name);
+	     cxlt_check_sel(verb, a.flags, a.id, false, a.name);
 	if (rc)
 		return rc;
 	if (!(a.flags & CXLTIER_OPEN_READ)) {
@@ -250,7 +261,7 @@ static long cxlt_ioc_destroy(unsigned int cmd, void __user *uarg)
 	rc = cxlt_check_flags(verb, a.flags, CXLTIER_DESTROY_FLAGS) ?:
 	     cxlt_check_zero(verb, &a.reserved0, sizeof(a.reserved0)) ?:
 	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved)) ?:
-	     cxlt_check_sel(verb, a.flags, a.id, a.name);
+	     cxlt_check_sel(verb, a.flags, a.id, true, a.name);
 	if (rc)
 		return rc;
 	return cxlt_region_destroy(&a);
@@ -297,7 +308,7 @@ static long cxlt_ioc_stat(unsigned int cmd, void __user *uarg, struct cxlt_regio
 	     cxlt_check_flags(verb, a->flags, r ? 0 : CXLTIER_STAT_FLAGS) ?:
 	     cxlt_check_zero(verb, a->reserved, sizeof(a->reserved));
 	if (!rc && !r)
-		rc = cxlt_check_sel(verb, a->flags, a->id, a->name);
+		rc = cxlt_check_sel(verb, a->flags, a->id, false, a->name);
 	if (rc)
 		goto out;
 	if ((a->node_count && !a->node_pages) || (a->blade_count && !a->blade_pages)) {
@@ -340,7 +351,7 @@ static long cxlt_ioc_set_policy(unsigned int cmd, void __user *uarg)
 	rc = cxlt_copy_in(verb, cmd, a, sizeof(*a), uarg) ?:
 	     cxlt_check_flags(verb, a->flags, CXLTIER_SET_POLICY_FLAGS) ?:
 	     cxlt_check_zero(verb, a->reserved, sizeof(a->reserved)) ?:
-	     cxlt_check_sel(verb, a->flags, a->id, a->name) ?:
+	     cxlt_check_sel(verb, a->flags, a->id, true, a->name) ?:
 	     cxlt_check_policy(verb, a->policy) ?:
 	     cxlt_check_nodes(verb, a->nodes) ?:
 	     cxlt_region_set_policy(a);

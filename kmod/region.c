@@ -73,6 +73,7 @@ static struct {
 	struct mutex lock;
 	struct xarray ids;	/* id -> region, for regions not destroyed */
 	struct list_head all;	/* every region not freed, destroyed or not */
+	u32 nr;			/* regions in @ids */
 	u32 next_id;		/* xa_alloc_cyclic() cursor: ids are reused late */
 } cxlt_regions = {
 	.lock = __MUTEX_INITIALIZER(cxlt_regions.lock),
@@ -306,6 +307,7 @@ int cxlt_region_create(const struct cxltier_create *args, u32 *id)
 		goto err_unlock;
 	}
 	list_add_tail(&r->all, &cxlt_regions.all);
+	cxlt_regions.nr++;
 	/*
 	 * From here on @r belongs to the table: a DESTROY by name or by the (cyclic,
 	 * predictable) id may free it as soon as the lock is dropped.
@@ -463,6 +465,7 @@ int cxlt_region_destroy(const struct cxltier_destroy *args)
 		return -EPERM;
 	}
 	xa_erase(&cxlt_regions.ids, r->id);
+	cxlt_regions.nr--;
 	spin_lock(&r->lock);
 	r->destroyed = true;
 	spin_unlock(&r->lock);
@@ -484,13 +487,20 @@ int cxlt_region_destroy(const struct cxltier_destroy *args)
 int cxlt_region_list(struct cxltier_list *args)
 {
 	struct cxltier_list_entry *out = NULL;
-	u32 room = args->count, n = 0;
 	struct cxlt_region *r;
 	unsigned long idx;
+	u32 room, n = 0;
 	int rc = 0;
 
+	/*
+	 * Room for what exists, not for what the caller offers: a caller's count is
+	 * no reason to allocate.  Regions created meanwhile are counted, not listed.
+	 */
+	mutex_lock(&cxlt_regions.lock);
+	room = min(args->count, cxlt_regions.nr);
+	mutex_unlock(&cxlt_regions.lock);
 	if (room) {
-		out = kvcalloc(room, sizeof(*out), GFP_KERNEL);
+		out = kvcalloc(room, sizeof(*out), GFP_KERNEL_ACCOUNT);
 		if (!out)
 			return -ENOMEM;
 	}

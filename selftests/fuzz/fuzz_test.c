@@ -1356,8 +1356,9 @@ static int body_destroy(struct req *q)
 	m = gen_sel(&d->flags, &d->id, d->name, &q->x, w, sizeof(w));
 	wcat(q, " %s%s", w, w2);
 	if (!(d->flags & CXLTIER_BY_ID) && one_in(16)) {
-		/* "@id: (in) with CXLTIER_BY_ID, else 0": not documented as checked */
+		/* "@id: (in) with CXLTIER_BY_ID, else 0": refused */
 		d->id = 1 + rn(1000);
+		es_add(&q->x.st[ST_VALID], EINVAL);
 		wcat(q, " id=%u", d->id);
 	}
 	w[0] = 0;
@@ -1380,6 +1381,7 @@ static int body_setpol(struct req *q)
 	wcat(q, " %s%s", w, w2);
 	if (!(s->flags & CXLTIER_BY_ID) && one_in(16)) {
 		s->id = 1 + rn(1000);
+		es_add(&q->x.st[ST_VALID], EINVAL);
 		wcat(q, " id=%u", s->id);
 	}
 	s->policy = one_in(12) ? CXLTIER_POLICY_MAX + 1 + rn(1000) :
