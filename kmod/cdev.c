@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * DOC: /dev/cxltier
+ * DOC: /dev/cxltier and region files
  *
  * The misc device through which processes create, open, destroy, list and stat
  * global regions (include/uapi/linux/cxltier.h, Documentation/ABI/testing/
- * dev-cxltier).  Opening it is the right to create regions, which costs the host
- * unevictable memory, so it is not for everyone: devtmpfs creates it mode dev_mode
- * (default 0660) owned by root, and the udev rule the project ships
- * (udev/60-cxltier.rules) gives it to the group "cxltier".  Access to each region
- * is then checked per region (region.c) and charged per user (user.c).
+ * dev-cxltier), and the region files that OPEN returns: every file_operations of
+ * the module is here, and the verbs they call are region.c's.  Opening the device
+ * is the right to create regions, which costs the host unevictable memory, so it
+ * is not for everyone: devtmpfs creates it mode dev_mode (default 0660) owned by
+ * root, and the udev rule the project ships (udev/60-cxltier.rules) gives it to the
+ * group "cxltier".  Access to each region is then checked per region (region.c)
+ * and charged per user (user.c).
  *
  * Every command is handled the same way: copy the struct in (its size comes from
  * the command number and must match its @size field; a longer struct from a newer
@@ -17,19 +19,28 @@
  * function per verb, then copy the result out.  Bad input gets a clear errno; the
  * reason goes to the kernel log at debug level only (dynamic debug), because any
  * user of the device can send bad input at will.
+ *
+ * A region file is a file on the region's inode (region_mm.c), so that every
+ * mapping of the region joins one address_space.  It holds a reference on the
+ * region, and on the module through its file_operations' owner; it is mapped with
+ * mmap() (region_mm.c) and answers CXLTIER_IOC_STAT about its region.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cleanup.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/nodemask.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "cxltier.h"
+#include "cdev.h"
 #include "region.h"
+#include "region_mm.h"
 
 static unsigned int dev_mode = 0660;
 module_param(dev_mode, uint, 0444);
@@ -175,6 +186,83 @@ static int cxlt_check_nodes(const char *verb, const __u64 *words)
 	return 0;
 }
 
+/* --- region files ------------------------------------------------------------------ */
+
+static long cxlt_region_file_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+static int cxlt_region_file_release(struct inode *inode, struct file *file)
+{
+	struct cxlt_region *r = file->private_data;
+
+	atomic_dec(&r->nr_files);
+	cxlt_region_put(r);
+	return 0;
+}
+
+static const struct file_operations cxlt_region_fops = {
+	.owner = THIS_MODULE,
+	.mmap = cxlt_region_mmap,
+	.release = cxlt_region_file_release,
+	.unlocked_ioctl = cxlt_region_file_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.fsync = noop_fsync,	/* msync(MS_SYNC): memory has nothing to write back */
+	.llseek = noop_llseek,
+};
+
+/*
+ * OPEN: a region file for the region @args selects, if the caller may access it.
+ * Returns a reserved file descriptor (O_CLOEXEC), with the file in *@filep, not
+ * installed yet: the caller installs it once it has copied the result out, or
+ * drops both with fput() and put_unused_fd().  Errors: -ENOENT no such region;
+ * -EACCES permission denied; -EMFILE; -ENOMEM.
+ */
+static int cxlt_region_file_open(struct cxltier_open *args, struct file **filep)
+{
+	char dname[CXLTIER_NAME_MAX + 8];
+	struct cxlt_region *r;
+	struct file *file;
+	int fflags, fd, rc;
+
+	rc = cxlt_region_open(args, &r);
+	if (rc)
+		return rc;
+	fflags = !(args->flags & CXLTIER_OPEN_WRITE) ? O_RDONLY :
+		 args->flags & CXLTIER_OPEN_READ ? O_RDWR : O_WRONLY;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		rc = fd;
+		goto err_put;
+	}
+	snprintf(dname, sizeof(dname), "cxltier:%s", r->name);
+	/*
+	 * alloc_file_pseudo() does not take the reference on the fops' owner that
+	 * the file's last fput() drops; we run inside an ioctl of our own device,
+	 * so the module is live.
+	 */
+	__module_get(THIS_MODULE);
+	file = cxlt_region_inode_file(r, dname, fflags, &cxlt_region_fops);
+	if (IS_ERR(file)) {
+		rc = PTR_ERR(file);
+		module_put(THIS_MODULE);
+		goto err_put_fd;
+	}
+	file->private_data = r;		/* the file now owns our reference */
+	atomic_inc(&r->nr_files);
+
+	args->fd = fd;
+	*filep = file;
+	return fd;
+
+err_put_fd:
+	put_unused_fd(fd);
+err_put:
+	cxlt_region_put(r);
+	return rc;
+}
+
+/* --- /dev/cxltier ------------------------------------------------------------------- */
+
 static long cxlt_ioc_create(unsigned int cmd, void __user *uarg)
 {
 	static const char verb[] = "create";
@@ -236,7 +324,7 @@ static long cxlt_ioc_open(unsigned int cmd, void __user *uarg)
 		cxlt_bad(verb, "no CXLTIER_OPEN_READ (mapping needs read access)");
 		return -EINVAL;
 	}
-	fd = cxlt_region_open(&a, &file);
+	fd = cxlt_region_file_open(&a, &file);
 	if (fd < 0)
 		return fd;
 	rc = cxlt_copy_out(cmd, uarg, &a, sizeof(a));
@@ -297,11 +385,10 @@ static long cxlt_ioc_list(unsigned int cmd, void __user *uarg)
 static long cxlt_ioc_stat(unsigned int cmd, void __user *uarg, struct cxlt_region *r)
 {
 	static const char verb[] = "stat";
-	struct cxltier_stat *a;
-	bool put = false;
+	struct cxltier_stat *a __free(kfree) = kmalloc(sizeof(*a), GFP_KERNEL);
+	struct cxlt_region *found __free(cxlt_region_put) = NULL;
 	long rc;
 
-	a = kmalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
 		return -ENOMEM;
 	rc = cxlt_copy_in(verb, cmd, a, sizeof(*a), uarg) ?:
@@ -310,53 +397,40 @@ static long cxlt_ioc_stat(unsigned int cmd, void __user *uarg, struct cxlt_regio
 	if (!rc && !r)
 		rc = cxlt_check_sel(verb, a->flags, a->id, false, a->name);
 	if (rc)
-		goto out;
+		return rc;
 	if ((a->node_count && !a->node_pages) || (a->blade_count && !a->blade_pages)) {
 		cxlt_bad(verb, "room for %u nodes and %u blades with an array at address 0",
 			 a->node_count, a->blade_count);
-		rc = -EFAULT;
-		goto out;
+		return -EFAULT;
 	}
 	if (!r) {
-		r = cxlt_region_get(a->flags & CXLTIER_BY_ID, a->id, a->name);
-		if (!r) {
-			rc = -ENOENT;
-			goto out;
-		}
-		put = true;
-		rc = cxlt_region_may_stat(r);
+		found = cxlt_region_get(a->flags & CXLTIER_BY_ID, a->id, a->name);
+		if (!found)
+			return -ENOENT;
+		rc = cxlt_region_may_stat(found);
 		if (rc) {
-			cxlt_bad(verb, "no read permission on region %s", r->name);
-			goto out_put;
+			cxlt_bad(verb, "no read permission on region %s", found->name);
+			return rc;
 		}
+		r = found;
 	}
-	rc = cxlt_region_stat(r, a) ?: cxlt_copy_out(cmd, uarg, a, sizeof(*a));
-out_put:
-	if (put)
-		cxlt_region_put(r);
-out:
-	kfree(a);
-	return rc;
+	return cxlt_region_stat(r, a) ?: cxlt_copy_out(cmd, uarg, a, sizeof(*a));
 }
 
 static long cxlt_ioc_set_policy(unsigned int cmd, void __user *uarg)
 {
 	static const char verb[] = "set-policy";
-	struct cxltier_set_policy *a;
-	long rc;
+	struct cxltier_set_policy *a __free(kfree) = kmalloc(sizeof(*a), GFP_KERNEL);
 
-	a = kmalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
 		return -ENOMEM;
-	rc = cxlt_copy_in(verb, cmd, a, sizeof(*a), uarg) ?:
-	     cxlt_check_flags(verb, a->flags, CXLTIER_SET_POLICY_FLAGS) ?:
-	     cxlt_check_zero(verb, a->reserved, sizeof(a->reserved)) ?:
-	     cxlt_check_sel(verb, a->flags, a->id, true, a->name) ?:
-	     cxlt_check_policy(verb, a->policy) ?:
-	     cxlt_check_nodes(verb, a->nodes) ?:
-	     cxlt_region_set_policy(a);
-	kfree(a);
-	return rc;
+	return cxlt_copy_in(verb, cmd, a, sizeof(*a), uarg) ?:
+	       cxlt_check_flags(verb, a->flags, CXLTIER_SET_POLICY_FLAGS) ?:
+	       cxlt_check_zero(verb, a->reserved, sizeof(a->reserved)) ?:
+	       cxlt_check_sel(verb, a->flags, a->id, true, a->name) ?:
+	       cxlt_check_policy(verb, a->policy) ?:
+	       cxlt_check_nodes(verb, a->nodes) ?:
+	       cxlt_region_set_policy(a);
 }
 
 /* Direction and size checks are per verb; the number selects the verb. */
@@ -396,10 +470,10 @@ static long cxlt_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long a
  *
  * Return: as the command; -ENOTTY for any other command.
  */
-long cxlt_region_file_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+static long cxlt_region_file_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	if (cxlt_cmd_is(cmd, CXLTIER_IOC_STAT))
-		return cxlt_ioc_stat(cmd, (void __user *)arg, cxlt_region_of_file(file));
+		return cxlt_ioc_stat(cmd, (void __user *)arg, file->private_data);
 	cxlt_bad("?", "unknown command %#x on a region file", cmd);
 	return -ENOTTY;
 }

@@ -48,6 +48,7 @@
 #include <linux/workqueue.h>
 
 #include "cxltier.h"
+#include "devattr.h"
 
 /* A sysfs page, as show() methods emit. */
 #define CXLT_ATTR_MAX	PAGE_SIZE

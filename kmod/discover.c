@@ -14,17 +14,27 @@
  * the CXL core or deadlock.  Scans, and the tier registrations they may start
  * (auto_register), run on the module's own ordered workqueue, not on system_wq,
  * because they can take minutes.
+ *
+ * Each mirror object is a kobject under /sys/kernel/cxltier/blades/ or
+ * cxl_regions/ (see Documentation/ABI/testing/sysfs-kernel-cxltier), which holds a
+ * reference on its device.  Blade facts are cached when the blade is found; a CXL
+ * region's attributes are read from the region when asked (cxlr.c), because a
+ * region changes while it is configured.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cleanup.h>
+#include <linux/kobject.h>
 #include <linux/module.h>
-#include <linux/numa.h>
 #include <linux/slab.h>
+#include <linux/sysfs.h>
 #include <linux/workqueue.h>
 
 #include "cxltier.h"
-
-MODULE_IMPORT_NS(CXL);
+#include "cxlr.h"
+#include "devattr.h"
+#include "discover.h"
+#include "tier.h"
 
 /*
  * Let a burst of bus events (binding a region adds several devices) settle before a
@@ -36,8 +46,50 @@ MODULE_PARM_DESC(rescan_delay_ms,
 		 "Delay from a CXL bus event to the rescan it triggers, in ms (0-10000, default 100)");
 #define CXLT_RESCAN_DELAY_MAX_MS	10000
 
+/**
+ * struct cxlt_blade - a CXL type-3 memory device (cxl_memdev)
+ * @kobj: /sys/kernel/cxltier/blades/<memdev>
+ * @node: entry in cxlt_disc.blades, under cxlt_disc.lock
+ * @dev: the cxl_memdev; the mirror holds a reference until it drops the blade
+ * @serial: PCIe Device Serial Number, as the CXL core reports it
+ * @ram_size: volatile capacity in bytes
+ * @pmem_size: persistent capacity in bytes
+ * @pci_dev: PCI address of the device's function
+ * @seen: scratch flag of the scan in progress, under cxlt_disc.lock
+ *
+ * Everything but @seen is written once before the kobject is added and never
+ * changes, so show() methods read it without the lock.
+ */
+struct cxlt_blade {
+	struct kobject kobj;
+	struct list_head node;
+	struct device *dev;
+	u64 serial;
+	u64 ram_size;
+	u64 pmem_size;
+	char pci_dev[CXLT_NAME_LEN];
+	bool seen;
+};
+
+/**
+ * struct cxlt_cxl_region - a CXL region as the CXL core created it
+ * @kobj: /sys/kernel/cxltier/cxl_regions/<region>
+ * @node: entry in cxlt_disc.cxl_regions, under cxlt_disc.lock
+ * @dev: the cxl_region device; referenced while mirrored
+ * @seen: scratch flag of the scan in progress, under cxlt_disc.lock
+ *
+ * A region's parameters change while it is configured (targets, size, commit), so
+ * they are not cached: cxlt_cxl_region_info() reads them when asked.
+ */
+struct cxlt_cxl_region {
+	struct kobject kobj;
+	struct list_head node;
+	struct device *dev;
+	bool seen;
+};
+
 static struct {
-	/* Protects the two lists, every mirror object's @seen flag and @dying. */
+	/* Protects the two lists, every mirror object's @seen flag, @dying, the dirs. */
 	struct mutex lock;
 	struct list_head blades;
 	struct list_head cxl_regions;
@@ -45,50 +97,120 @@ static struct {
 	struct workqueue_struct *wq;	/* ordered: one scan at a time */
 	struct delayed_work rescan_work;
 	struct notifier_block nb;
+	/*
+	 * /sys/kernel/cxltier/blades and cxl_regions: set under @lock at init, before
+	 * the first scan; no scan runs while they are NULL.
+	 */
+	struct kobject *blades_dir;
+	struct kobject *cxl_regions_dir;
 } cxlt_disc = {
 	.lock = __MUTEX_INITIALIZER(cxlt_disc.lock),
 	.blades = LIST_HEAD_INIT(cxlt_disc.blades),
 	.cxl_regions = LIST_HEAD_INIT(cxlt_disc.cxl_regions),
 };
 
-static const char *const cxlt_cxlr_state_names[] = {
-	[CXLT_CXLR_UNCOMMITTED] = "uncommitted",
-	[CXLT_CXLR_COMMITTED] = "committed",
-	[CXLT_CXLR_DAX] = "dax",
-	[CXLT_CXLR_SYSTEM_RAM] = "system-ram",
-};
+/* --- blades/<memdev>/ ------------------------------------------------------------- */
 
-/**
- * cxlt_cxl_region_state_name() - sysfs name of a CXL region state
- * @state: the state
- *
- * Return: a static string.
- */
-const char *cxlt_cxl_region_state_name(enum cxlt_cxl_region_state state)
+static struct cxlt_blade *to_blade(struct kobject *kobj)
 {
-	return cxlt_cxlr_state_names[state];
+	return container_of(kobj, struct cxlt_blade, kobj);
 }
 
-/* --- blades ----------------------------------------------------------------------- */
-
-void cxlt_blade_release(struct kobject *kobj)
+/* Is the blade's memdev bound to its driver (cxl_mem)?  A snapshot. */
+static bool cxlt_blade_online(struct cxlt_blade *blade)
 {
-	struct cxlt_blade *blade = container_of(kobj, struct cxlt_blade, kobj);
+	return device_is_registered(blade->dev) && READ_ONCE(blade->dev->driver);
+}
+
+static ssize_t serial_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%#llx\n", to_blade(kobj)->serial);
+}
+
+static ssize_t ram_size_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", to_blade(kobj)->ram_size);
+}
+
+static ssize_t pmem_size_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", to_blade(kobj)->pmem_size);
+}
+
+static ssize_t pci_dev_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_blade(kobj)->pci_dev);
+}
+
+static ssize_t blade_state_show(struct kobject *kobj, struct kobj_attribute *attr,
+				char *buf)
+{
+	return sysfs_emit(buf, "%s\n", cxlt_blade_online(to_blade(kobj)) ? "online" : "offline");
+}
+
+/* The CXL regions that map part of the blade: names separated by spaces, newline. */
+static ssize_t blade_cxl_regions_show(struct kobject *kobj, struct kobj_attribute *attr,
+				      char *buf)
+{
+	struct cxlt_blade *blade = to_blade(kobj);
+	struct cxlt_cxl_region *cxlr;
+	ssize_t len = 0;
+	u32 i;
+
+	/* Too large for the stack of a sysfs read. */
+	struct cxlt_cxl_region_info *info __free(kfree) = kmalloc(sizeof(*info), GFP_KERNEL);
+
+	if (!info)
+		return -ENOMEM;
+	scoped_guard(mutex, &cxlt_disc.lock) {
+		list_for_each_entry(cxlr, &cxlt_disc.cxl_regions, node) {
+			if (cxlt_cxl_region_info(cxlr->dev, info))
+				continue;
+			for (i = 0; i < info->nr_blades; i++) {
+				if (!strcmp(info->blades[i], dev_name(blade->dev))) {
+					len += sysfs_emit_at(buf, len, "%s%s", len ? " " : "",
+							     dev_name(cxlr->dev));
+					break;
+				}
+			}
+		}
+	}
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+static struct kobj_attribute blade_attr_serial = __ATTR_RO(serial);
+static struct kobj_attribute blade_attr_ram_size = __ATTR_RO(ram_size);
+static struct kobj_attribute blade_attr_pmem_size = __ATTR_RO(pmem_size);
+static struct kobj_attribute blade_attr_pci_dev = __ATTR_RO(pci_dev);
+static struct kobj_attribute blade_attr_state = __ATTR(state, 0444, blade_state_show, NULL);
+static struct kobj_attribute blade_attr_cxl_regions =
+	__ATTR(cxl_regions, 0444, blade_cxl_regions_show, NULL);
+
+static struct attribute *cxlt_blade_attrs[] = {
+	&blade_attr_serial.attr,
+	&blade_attr_ram_size.attr,
+	&blade_attr_pmem_size.attr,
+	&blade_attr_pci_dev.attr,
+	&blade_attr_state.attr,
+	&blade_attr_cxl_regions.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(cxlt_blade);
+
+static void cxlt_blade_release(struct kobject *kobj)
+{
+	struct cxlt_blade *blade = to_blade(kobj);
 
 	put_device(blade->dev);
 	kfree(blade);
 }
 
-/**
- * cxlt_blade_online() - is the blade's memdev bound to its driver (cxl_mem)?
- * @blade: the blade
- *
- * Return: true when bound.  A snapshot: it may change right after.
- */
-bool cxlt_blade_online(struct cxlt_blade *blade)
-{
-	return device_is_registered(blade->dev) && READ_ONCE(blade->dev->driver);
-}
+static const struct kobj_type cxlt_blade_ktype = {
+	.release = cxlt_blade_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = cxlt_blade_groups,
+};
 
 static struct cxlt_blade *cxlt_find_blade(struct device *dev)
 {
@@ -125,7 +247,8 @@ static void cxlt_blade_found(struct device *dev)
 		strscpy(blade->pci_dev, dev_name(dev->parent), sizeof(blade->pci_dev));
 	blade->seen = true;
 
-	rc = cxlt_sysfs_add_blade(blade);
+	rc = kobject_init_and_add(&blade->kobj, &cxlt_blade_ktype, cxlt_disc.blades_dir,
+				  "%s", dev_name(dev));
 	if (rc) {
 		pr_warn("cannot add blade %s to sysfs: %d\n", dev_name(dev), rc);
 		kobject_put(&blade->kobj);
@@ -137,168 +260,97 @@ static void cxlt_blade_found(struct device *dev)
 		blade->pmem_size >> 20, blade->pci_dev);
 }
 
-/* --- CXL regions ------------------------------------------------------------------ */
+/* --- cxl_regions/<region>/ -------------------------------------------------------- */
 
-void cxlt_cxl_region_release(struct kobject *kobj)
+static struct cxlt_cxl_region *to_cxlr(struct kobject *kobj)
 {
-	struct cxlt_cxl_region *cxlr = container_of(kobj, struct cxlt_cxl_region, kobj);
+	return container_of(kobj, struct cxlt_cxl_region, kobj);
+}
+
+/*
+ * Every region attribute needs the region's parameters; read them all at once.  The
+ * info is too large for the stack of a sysfs read.
+ */
+static ssize_t cxlr_show(struct kobject *kobj, char *buf,
+			 ssize_t (*emit)(const struct cxlt_cxl_region_info *info, char *buf))
+{
+	struct cxlt_cxl_region_info *info __free(kfree) = kmalloc(sizeof(*info), GFP_KERNEL);
+	ssize_t rc;
+
+	if (!info)
+		return -ENOMEM;
+	rc = cxlt_cxl_region_info(to_cxlr(kobj)->dev, info);
+	return rc ?: emit(info, buf);
+}
+
+#define CXLR_ATTR(_name, _fmt, ...)							\
+static ssize_t cxlr_emit_##_name(const struct cxlt_cxl_region_info *info, char *buf)	\
+{											\
+	return sysfs_emit(buf, _fmt "\n", __VA_ARGS__);					\
+}											\
+static ssize_t cxlr_##_name##_show(struct kobject *kobj, struct kobj_attribute *attr,	\
+				   char *buf)						\
+{											\
+	return cxlr_show(kobj, buf, cxlr_emit_##_name);					\
+}											\
+static struct kobj_attribute cxlr_attr_##_name = __ATTR(_name, 0444, cxlr_##_name##_show, NULL)
+
+CXLR_ATTR(mode, "%s", info->mode);
+CXLR_ATTR(start, "%#llx", info->start);
+CXLR_ATTR(size, "%llu", info->size);
+CXLR_ATTR(interleave_ways, "%u", info->ways);
+CXLR_ATTR(interleave_granularity, "%u", info->granularity);
+CXLR_ATTR(numa_node, "%d", info->nid);
+
+static ssize_t cxlr_emit_state(const struct cxlt_cxl_region_info *info, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", cxlt_cxl_region_state_name(info->state));
+}
+
+static ssize_t cxlr_state_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	/* The CXL core cannot know: our System RAM is not a dax device. */
+	if (cxlt_tier_registered(to_cxlr(kobj)->dev))
+		return sysfs_emit(buf, "tier\n");
+	return cxlr_show(kobj, buf, cxlr_emit_state);
+}
+
+static struct kobj_attribute cxlr_attr_state = __ATTR(state, 0444, cxlr_state_show, NULL);
+
+static ssize_t cxlr_blades_show(struct kobject *kobj, struct kobj_attribute *attr,
+				char *buf)
+{
+	return cxlt_cxl_region_blades_show(to_cxlr(kobj)->dev, buf);
+}
+
+static struct kobj_attribute cxlr_attr_blades = __ATTR(blades, 0444, cxlr_blades_show, NULL);
+
+static struct attribute *cxlt_cxl_region_attrs[] = {
+	&cxlr_attr_mode.attr,
+	&cxlr_attr_start.attr,
+	&cxlr_attr_size.attr,
+	&cxlr_attr_interleave_ways.attr,
+	&cxlr_attr_interleave_granularity.attr,
+	&cxlr_attr_blades.attr,
+	&cxlr_attr_numa_node.attr,
+	&cxlr_attr_state.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(cxlt_cxl_region);
+
+static void cxlt_cxl_region_release(struct kobject *kobj)
+{
+	struct cxlt_cxl_region *cxlr = to_cxlr(kobj);
 
 	put_device(cxlr->dev);
 	kfree(cxlr);
 }
 
-static int cxlt_match_type(struct device *dev, void *type_name)
-{
-	return cxlt_dev_is_type(dev, type_name);
-}
-
-static int cxlt_match_any(struct device *dev, void *unused)
-{
-	return 1;
-}
-
-/*
- * dax_cxl puts a cxl_dax_region under the region and the dax device (daxX.Y) under it;
- * CXL dax devices bind to kmem (or to device_dax when an admin reconfigures them).
- */
-static enum cxlt_cxl_region_state
-cxlt_cxl_region_dax_state(struct device *region, char *dax_name, size_t len)
-{
-	enum cxlt_cxl_region_state state = CXLT_CXLR_COMMITTED;
-	struct device *daxr, *dax;
-
-	daxr = device_find_child(region, "cxl_dax_region", cxlt_match_type);
-	if (!daxr)
-		return state;
-	dax = device_find_child(daxr, NULL, cxlt_match_any);
-	if (dax) {
-		strscpy(dax_name, dev_name(dax), len);
-		device_lock(dax);
-		if (dax->driver)
-			state = strcmp(dax->driver->name, "kmem") ? CXLT_CXLR_DAX :
-								   CXLT_CXLR_SYSTEM_RAM;
-		device_unlock(dax);
-		put_device(dax);
-	}
-	put_device(daxr);
-	return state;
-}
-
-/* The memdev behind endpoint decoder @name: decoder -> endpoint port -> its uport. */
-static int cxlt_decoder_memdev(const char *name, char *out, size_t outlen)
-{
-	struct device *decoder, *memdev;
-	int rc = -ENODEV;
-
-	decoder = bus_find_device_by_name(&cxl_bus_type, NULL, name);
-	if (!decoder)
-		return -ENODEV;
-	if (cxlt_dev_is_type(decoder, "cxl_decoder_endpoint") && decoder->parent) {
-		memdev = cxlt_dev_link_target(decoder->parent, "uport");
-		if (memdev) {
-			if (cxlt_dev_is_type(memdev, "cxl_memdev"))
-				rc = strscpy(out, dev_name(memdev), outlen) < 0 ? -EOVERFLOW : 0;
-			put_device(memdev);
-		}
-	}
-	put_device(decoder);
-	return rc;
-}
-
-/**
- * cxlt_cxl_region_info() - read the parameters of a CXL region
- * @region: a cxl_region device (the caller holds a reference)
- * @info: filled in
- *
- * Context: process context, may sleep.
- * Return: 0, or a negative errno when the region's attributes cannot be read (for
- * example -EINTR, or -ENOENT if @region is not a CXL region).
- */
-int cxlt_cxl_region_info(struct device *region, struct cxlt_cxl_region_info *info)
-{
-	char name[CXLT_NAME_LEN], attr[16];
-	u64 commit, val;
-	int rc, i;
-
-	memset(info, 0, sizeof(*info));
-	info->nid = NUMA_NO_NODE;
-
-	rc = cxlt_dev_attr_read(region, NULL, "mode", info->mode, sizeof(info->mode));
-	if (rc)
-		return rc;
-	rc = cxlt_dev_attr_u64(region, NULL, "resource", &info->start);
-	if (rc)
-		return rc;
-	rc = cxlt_dev_attr_u64(region, NULL, "size", &info->size);
-	if (rc)
-		return rc;
-	if (info->start == U64_MAX || !info->size) {
-		info->start = 0;
-		info->size = 0;
-	}
-	rc = cxlt_dev_attr_u64(region, NULL, "interleave_ways", &val);
-	if (rc)
-		return rc;
-	info->ways = val;
-	rc = cxlt_dev_attr_u64(region, NULL, "interleave_granularity", &val);
-	if (rc)
-		return rc;
-	info->granularity = val;
-	rc = cxlt_dev_attr_u64(region, NULL, "commit", &commit);
-	if (rc)
-		return rc;
-
-	for (i = 0; i < min_t(u32, info->ways, CXLT_MAX_WAYS); i++) {
-		snprintf(attr, sizeof(attr), "target%d", i);
-		if (cxlt_dev_attr_read(region, NULL, attr, name, sizeof(name)) || !name[0])
-			break;
-		if (cxlt_decoder_memdev(name, info->blades[i], CXLT_NAME_LEN))
-			break;
-		info->nr_blades++;
-	}
-
-	if (info->size)
-		info->nid = phys_to_target_node(info->start);
-	info->state = commit ? cxlt_cxl_region_dax_state(region, info->dax_dev,
-							 sizeof(info->dax_dev)) :
-			       CXLT_CXLR_UNCOMMITTED;
-	return 0;
-}
-
-/**
- * cxlt_blade_cxl_regions() - list the CXL regions that map part of a blade
- * @blade: the blade
- * @buf: a sysfs page
- *
- * Return: the length written (names separated by spaces, then a newline).
- */
-ssize_t cxlt_blade_cxl_regions(struct cxlt_blade *blade, char *buf)
-{
-	struct cxlt_cxl_region_info *info;
-	struct cxlt_cxl_region *cxlr;
-	ssize_t len = 0;
-	u32 i;
-
-	info = kmalloc(sizeof(*info), GFP_KERNEL);
-	if (!info)
-		return -ENOMEM;
-	mutex_lock(&cxlt_disc.lock);
-	list_for_each_entry(cxlr, &cxlt_disc.cxl_regions, node) {
-		if (cxlt_cxl_region_info(cxlr->dev, info))
-			continue;
-		for (i = 0; i < info->nr_blades; i++) {
-			if (!strcmp(info->blades[i], dev_name(blade->dev))) {
-				len += sysfs_emit_at(buf, len, "%s%s", len ? " " : "",
-						     dev_name(cxlr->dev));
-				break;
-			}
-		}
-	}
-	mutex_unlock(&cxlt_disc.lock);
-	kfree(info);
-	len += sysfs_emit_at(buf, len, "\n");
-	return len;
-}
+static const struct kobj_type cxlt_cxl_region_ktype = {
+	.release = cxlt_cxl_region_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = cxlt_cxl_region_groups,
+};
 
 static struct cxlt_cxl_region *cxlt_find_cxl_region(struct device *dev)
 {
@@ -313,7 +365,6 @@ static struct cxlt_cxl_region *cxlt_find_cxl_region(struct device *dev)
 
 static void cxlt_cxl_region_found(struct device *dev)
 {
-	struct cxlt_cxl_region_info *info;
 	struct cxlt_cxl_region *cxlr;
 	int rc;
 
@@ -329,7 +380,8 @@ static void cxlt_cxl_region_found(struct device *dev)
 		return;
 	cxlr->dev = get_device(dev);
 	cxlr->seen = true;
-	rc = cxlt_sysfs_add_cxl_region(cxlr);
+	rc = kobject_init_and_add(&cxlr->kobj, &cxlt_cxl_region_ktype,
+				  cxlt_disc.cxl_regions_dir, "%s", dev_name(dev));
 	if (rc) {
 		pr_warn("cannot add CXL region %s to sysfs: %d\n", dev_name(dev), rc);
 		kobject_put(&cxlr->kobj);
@@ -337,13 +389,13 @@ static void cxlt_cxl_region_found(struct device *dev)
 	}
 	list_add_tail(&cxlr->node, &cxlt_disc.cxl_regions);
 
-	info = kmalloc(sizeof(*info), GFP_KERNEL);
+	struct cxlt_cxl_region_info *info __free(kfree) = kmalloc(sizeof(*info), GFP_KERNEL);
+
 	if (info && !cxlt_cxl_region_info(dev, info))
 		pr_info("cxl region %s: %s, %llu MiB at %#llx, %u way(s) x %u, node %d, %s\n",
 			dev_name(dev), info->mode, info->size >> 20, info->start,
 			info->ways, info->granularity, info->nid,
 			cxlt_cxl_region_state_name(info->state));
-	kfree(info);
 }
 
 /* --- scanning --------------------------------------------------------------------- */
@@ -363,7 +415,8 @@ static int cxlt_scan_one(struct device *dev, void *unused)
  * cxlt_rescan() - bring the mirror up to date with the CXL bus
  *
  * Context: process context; takes cxlt_disc.lock.
- * Return: 0, or -ENODEV once module exit has begun.  A device that cannot be
+ * Return: 0, or -ENODEV before module init started discovery or once module exit
+ * has begun.  A device that cannot be
  * mirrored is reported in the kernel log and skipped, so that one bad device does
  * not hide the others.
  */
@@ -374,25 +427,24 @@ int cxlt_rescan(void)
 	LIST_HEAD(gone_blades);
 	LIST_HEAD(gone_regions);
 
-	mutex_lock(&cxlt_disc.lock);
-	if (cxlt_disc.dying) {
-		mutex_unlock(&cxlt_disc.lock);
-		return -ENODEV;
+	scoped_guard(mutex, &cxlt_disc.lock) {
+		/* Not set up yet (a write to rescan while the module loads), or exiting. */
+		if (!cxlt_disc.blades_dir || cxlt_disc.dying)
+			return -ENODEV;
+		list_for_each_entry(blade, &cxlt_disc.blades, node)
+			blade->seen = false;
+		list_for_each_entry(cxlr, &cxlt_disc.cxl_regions, node)
+			cxlr->seen = false;
+
+		bus_for_each_dev(&cxl_bus_type, NULL, NULL, cxlt_scan_one);
+
+		list_for_each_entry_safe(blade, btmp, &cxlt_disc.blades, node)
+			if (!blade->seen)
+				list_move(&blade->node, &gone_blades);
+		list_for_each_entry_safe(cxlr, rtmp, &cxlt_disc.cxl_regions, node)
+			if (!cxlr->seen)
+				list_move(&cxlr->node, &gone_regions);
 	}
-	list_for_each_entry(blade, &cxlt_disc.blades, node)
-		blade->seen = false;
-	list_for_each_entry(cxlr, &cxlt_disc.cxl_regions, node)
-		cxlr->seen = false;
-
-	bus_for_each_dev(&cxl_bus_type, NULL, NULL, cxlt_scan_one);
-
-	list_for_each_entry_safe(blade, btmp, &cxlt_disc.blades, node)
-		if (!blade->seen)
-			list_move(&blade->node, &gone_blades);
-	list_for_each_entry_safe(cxlr, rtmp, &cxlt_disc.cxl_regions, node)
-		if (!cxlr->seen)
-			list_move(&cxlr->node, &gone_regions);
-	mutex_unlock(&cxlt_disc.lock);
 
 	/* Outside the lock: kobject_del() waits for show() calls that may take it. */
 	list_for_each_entry_safe(blade, btmp, &gone_blades, node) {
@@ -442,7 +494,17 @@ static int cxlt_cxl_bus_event(struct notifier_block *nb, unsigned long action, v
 	return NOTIFY_DONE;
 }
 
-int cxlt_discover_init(void)
+/**
+ * cxlt_discover_init() - start mirroring the CXL bus
+ * @blades_dir: /sys/kernel/cxltier/blades, parent of the blades' directories
+ * @cxl_regions_dir: /sys/kernel/cxltier/cxl_regions, likewise for CXL regions
+ *
+ * Both directories must outlive the mirror (until cxlt_discover_exit()).
+ *
+ * Context: module init; scans once before it returns.
+ * Return: 0 or a negative errno, with nothing left registered.
+ */
+int cxlt_discover_init(struct kobject *blades_dir, struct kobject *cxl_regions_dir)
 {
 	int rc;
 
@@ -457,14 +519,17 @@ int cxlt_discover_init(void)
 	INIT_DELAYED_WORK(&cxlt_disc.rescan_work, cxlt_rescan_workfn);
 	cxlt_disc.nb.notifier_call = cxlt_cxl_bus_event;
 	rc = bus_register_notifier(&cxl_bus_type, &cxlt_disc.nb);
-	if (rc)
-		goto err_wq;
+	if (rc) {
+		destroy_workqueue(cxlt_disc.wq);
+		return rc;
+	}
+	/* Scans add nothing before this; the one below takes in everything. */
+	scoped_guard(mutex, &cxlt_disc.lock) {
+		cxlt_disc.blades_dir = blades_dir;
+		cxlt_disc.cxl_regions_dir = cxl_regions_dir;
+	}
 	cxlt_rescan();
 	return 0;
-
-err_wq:
-	destroy_workqueue(cxlt_disc.wq);
-	return rc;
 }
 
 void cxlt_discover_exit(void)
@@ -475,9 +540,8 @@ void cxlt_discover_exit(void)
 	bus_unregister_notifier(&cxl_bus_type, &cxlt_disc.nb);
 	cancel_delayed_work_sync(&cxlt_disc.rescan_work);
 	destroy_workqueue(cxlt_disc.wq);
-	mutex_lock(&cxlt_disc.lock);
-	cxlt_disc.dying = true;
-	mutex_unlock(&cxlt_disc.lock);
+	scoped_guard(mutex, &cxlt_disc.lock)
+		cxlt_disc.dying = true;
 
 	/* Scans now stop at @dying, so the lists are ours alone. */
 	list_for_each_entry_safe(cxlr, rtmp, &cxlt_disc.cxl_regions, node) {

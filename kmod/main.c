@@ -6,13 +6,23 @@
  * regions, registers CXL RAM regions as tiered NUMA nodes on request, and publishes
  * all of it under /sys/kernel/cxltier; it also offers global regions, named memory
  * that it places on the tiers, through /dev/cxltier.  See
- * Documentation/admin-guide.rst.
+ * Documentation/admin-guide.rst.  The files and the direction in which they depend
+ * on each other are listed at the top of cxltier.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 
 #include "cxltier.h"
+#include "cdev.h"
+#include "devattr.h"
+#include "discover.h"
+#include "region.h"
+#include "sysfs.h"
+#include "tier.h"
+
+/* cxl_bus_type and the CXL core's other exports. */
+MODULE_IMPORT_NS(CXL);
 
 static int __init cxlt_init(void)
 {
@@ -24,19 +34,24 @@ static int __init cxlt_init(void)
 	rc = cxlt_sysfs_init();
 	if (rc)
 		goto err_devattr;
-	rc = cxlt_discover_init();
+	rc = cxlt_discover_init(cxlt_sysfs_blades_dir(), cxlt_sysfs_cxl_regions_dir());
 	if (rc)
 		goto err_sysfs;
 	rc = cxlt_regions_init();
 	if (rc)
 		goto err_discover;
+	rc = cxlt_cdev_init();
+	if (rc)
+		goto err_regions;
 	/*
 	 * Tiers last: registered memory pins the module, so it must not exist before
 	 * everything that could still fail has succeeded.
 	 */
-	cxlt_tiers_start();
+	cxlt_tiers_start(cxlt_sysfs_tiers_dir());
 	return 0;
 
+err_regions:
+	cxlt_regions_exit();
 err_discover:
 	cxlt_discover_exit();
 err_sysfs:
@@ -48,6 +63,7 @@ err_devattr:
 
 static void __exit cxlt_exit(void)
 {
+	cxlt_cdev_exit();
 	cxlt_regions_exit();
 	cxlt_discover_exit();
 	cxlt_tiers_exit();

@@ -16,6 +16,7 @@
 #include <linux/memory.h>
 
 #include "cxltier.h"
+#include "devattr.h"
 
 /* Read (@out) or write (@val) an attribute of memory block @dir ("memory42"). */
 static int cxlt_memblock_attr(const char *dir, const char *attr, char *out, size_t len,

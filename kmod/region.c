@@ -4,15 +4,16 @@
  *
  * A global region is named memory that the module places on tiers itself and that
  * any permitted process maps by name.  /dev/cxltier (cdev.c) creates, opens,
- * destroys, lists and stats regions; OPEN returns a region file, which is what
- * processes mmap() (region_mm.c).  Nothing about a region is tied to the process
- * that created it.
+ * destroys, lists and stats regions; OPEN returns a region file (cdev.c), which is
+ * what processes mmap() (region_mm.c).  Nothing about a region is tied to the
+ * process that created it.  This file keeps the regions: their id/name table,
+ * lifetime and access control, and one function per ioctl verb.
  *
- * Each region has an inode on a small internal filesystem of the module, and every
- * region file of it is a file on that inode, so the inode's address_space is the
- * region's own: every mapping of the region, in every process, is linked into it
- * and unmap_mapping_range() on it reaches them all (what migration and fencing
- * need).  fstat() on a region file shows its size and owner.
+ * Each region has an inode on a small internal filesystem of the module
+ * (region_mm.c), and every region file of it is a file on that inode, so the
+ * inode's address_space is the region's own: every mapping of the region, in every
+ * process, is linked into it and unmap_mapping_range() on it reaches them all (what
+ * migration and fencing need).  fstat() on a region file shows its size and owner.
  *
  * Lifetime.  A region is reference counted: the name table holds one reference
  * until DESTROY, each open region file one (and each mapping holds its file), and
@@ -40,23 +41,22 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/cleanup.h>
 #include <linux/cred.h>
-#include <linux/file.h>
-#include <linux/fs.h>
-#include <linux/fs_context.h>
 #include <linux/debugfs.h>
+#include <linux/fs.h>
 #include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/pseudo_fs.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
 
 #include "cxltier.h"
 #include "region.h"
+#include "region_mm.h"
+#include "user.h"
 
-#define CXLT_FS_MAGIC		0x43584c54	/* "CXLT" */
 /* Blades counted per stat call; a pool with more reports the first ones. */
 #define CXLT_STAT_MAX_BLADES	64
 
@@ -81,58 +81,31 @@ static struct {
 	.all = LIST_HEAD_INIT(cxlt_regions.all),
 };
 
-static int cxlt_fs_init_fs_context(struct fs_context *fc)
-{
-	return init_pseudo(fc, CXLT_FS_MAGIC) ? 0 : -ENOMEM;
-}
-
-/* Never mounted where userspace sees it; .owner makes its superblock pin us. */
-static struct file_system_type cxlt_fs_type = {
-	.name = "cxltier",
-	.owner = THIS_MODULE,
-	.init_fs_context = cxlt_fs_init_fs_context,
-	.kill_sb = kill_anon_super,
-};
-
-static int cxlt_region_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
-			       struct iattr *attr)
-{
-	return -EPERM;
-}
-
-static const struct inode_operations cxlt_region_iops = {
-	.setattr = cxlt_region_setattr,
-};
-
-static struct vfsmount *cxlt_fs_mnt;
-static int cxlt_fs_cnt;		/* simple_pin_fs() users: one per region */
-
 static void cxlt_region_free(struct kref *ref)
 {
 	struct cxlt_region *r = container_of(ref, struct cxlt_region, ref);
 
 	pr_debug("region %s: freed (id %u)\n", r->name, r->id);
-	mutex_lock(&cxlt_regions.lock);
-	list_del(&r->all);
-	mutex_unlock(&cxlt_regions.lock);
+	scoped_guard(mutex, &cxlt_regions.lock)
+		list_del(&r->all);
 	cxlt_region_table_free(r);
-	cxlt_user_uncharge(r);
+	cxlt_user_uncharge(r->user, r->nr_pages);
 	mem_cgroup_put(r->memcg);
-	iput(r->inode);
-	simple_release_fs(&cxlt_fs_mnt, &cxlt_fs_cnt);
+	cxlt_region_inode_free(r);
 	kfree(r);
 }
 
 /**
  * cxlt_region_put() - drop a reference on a region
- * @r: the region
+ * @r: the region, or NULL (nothing to drop)
  *
  * Context: process context, without cxlt_regions.lock; the last reference frees
  * the region's memory (sleeps).
  */
 void cxlt_region_put(struct cxlt_region *r)
 {
-	kref_put(&r->ref, cxlt_region_free);
+	if (r)
+		kref_put(&r->ref, cxlt_region_free);
 }
 
 static struct cxlt_region *cxlt_region_find(u32 by_id, u32 id, const char *name)
@@ -163,11 +136,10 @@ struct cxlt_region *cxlt_region_get(u32 by_id, u32 id, const char *name)
 {
 	struct cxlt_region *r;
 
-	mutex_lock(&cxlt_regions.lock);
+	guard(mutex)(&cxlt_regions.lock);
 	r = cxlt_region_find(by_id, id, name);
 	if (r)
 		kref_get(&r->ref);
-	mutex_unlock(&cxlt_regions.lock);
 	return r;
 }
 
@@ -238,7 +210,6 @@ static void cxlt_nodes_to_user(__u64 *words, const nodemask_t *nodes)
 int cxlt_region_create(const struct cxltier_create *args, u32 *id)
 {
 	struct cxlt_region *r;
-	struct inode *inode;
 	int rc;
 
 	if (args->length > (u64)READ_ONCE(max_region_gb) << 30) {
@@ -262,32 +233,17 @@ int cxlt_region_create(const struct cxltier_create *args, u32 *id)
 	atomic_long_set(&r->resident, 0);
 	atomic_long_set(&r->fenced, 0);
 
-	rc = cxlt_user_charge(r);
+	rc = cxlt_user_charge(r->name, r->nr_pages, &r->user, &r->exempt_mem,
+			      &r->exempt_res);
 	if (rc)
 		goto err_free;
 	r->memcg = get_mem_cgroup_from_mm(current->mm);
 	rc = cxlt_region_table_alloc(r);
 	if (rc)
 		goto err_uncharge;
-	rc = simple_pin_fs(&cxlt_fs_type, &cxlt_fs_mnt, &cxlt_fs_cnt);
+	rc = cxlt_region_inode_alloc(r);
 	if (rc)
 		goto err_table;
-	inode = alloc_anon_inode(cxlt_fs_mnt->mnt_sb);
-	if (IS_ERR(inode)) {
-		rc = PTR_ERR(inode);
-		goto err_release_fs;
-	}
-	/*
-	 * For fstat(); no file type, so that ftruncate() is refused, and no setattr,
-	 * so that the region's mode and owner stay what access is checked against.
-	 */
-	inode->i_private = r;
-	inode->i_uid = r->uid;
-	inode->i_gid = r->gid;
-	inode->i_mode = r->mode;
-	inode->i_op = &cxlt_region_iops;
-	i_size_write(inode, r->size);
-	r->inode = inode;
 
 	mutex_lock(&cxlt_regions.lock);
 	if (cxlt_region_find(0, 0, r->name)) {
@@ -322,69 +278,31 @@ int cxlt_region_create(const struct cxltier_create *args, u32 *id)
 
 err_unlock:
 	mutex_unlock(&cxlt_regions.lock);
-	iput(inode);
-err_release_fs:
-	simple_release_fs(&cxlt_fs_mnt, &cxlt_fs_cnt);
+	cxlt_region_inode_free(r);
 err_table:
 	cxlt_region_table_free(r);
 err_uncharge:
 	mem_cgroup_put(r->memcg);
-	cxlt_user_uncharge(r);
+	cxlt_user_uncharge(r->user, r->nr_pages);
 err_free:
 	kfree(r);
 	return rc;
 }
 
-static int cxlt_region_release(struct inode *inode, struct file *file)
-{
-	struct cxlt_region *r = file->private_data;
-
-	atomic_dec(&r->nr_files);
-	cxlt_region_put(r);
-	return 0;
-}
-
-static const struct file_operations cxlt_region_fops = {
-	.owner = THIS_MODULE,
-	.mmap = cxlt_region_mmap,
-	.release = cxlt_region_release,
-	.unlocked_ioctl = cxlt_region_file_ioctl,
-	.compat_ioctl = compat_ptr_ioctl,
-	.fsync = noop_fsync,	/* msync(MS_SYNC): memory has nothing to write back */
-	.llseek = noop_llseek,
-};
-
 /**
- * cxlt_region_of_file() - the region of a region file
- * @file: any file
- *
- * Return: the region, valid while @file is; NULL when @file is not a region file.
- */
-struct cxlt_region *cxlt_region_of_file(struct file *file)
-{
-	return file->f_op == &cxlt_region_fops ? file->private_data : NULL;
-}
-
-/**
- * cxlt_region_open() - open a region (CXLTIER_IOC_OPEN)
+ * cxlt_region_open() - look up a region for OPEN and check access (CXLTIER_IOC_OPEN)
  * @args: the validated arguments; @id, @name and @length are filled in
- * @filep: the new region file, not installed yet
+ * @rp: the region, referenced, for the caller's region file (cdev.c)
  *
- * The caller installs the file at the returned descriptor once it has copied the
- * result out, or drops both with fput() and put_unused_fd().
- *
- * Context: process context.
- * Return: a reserved file descriptor (O_CLOEXEC); -ENOENT no such region; -EACCES
- * permission denied; -EMFILE; -ENOMEM.
+ * Context: process context; takes cxlt_regions.lock.
+ * Return: 0; -ENOENT no such region; -EACCES permission denied.
  */
-int cxlt_region_open(struct cxltier_open *args, struct file **filep)
+int cxlt_region_open(struct cxltier_open *args, struct cxlt_region **rp)
 {
-	int mask = 0, fflags, fd, rc;
-	char dname[CXLTIER_NAME_MAX + 8];
-	struct cxlt_region *r;
-	struct file *file;
+	int mask = 0, rc;
 
-	r = cxlt_region_get(args->flags & CXLTIER_BY_ID, args->id, args->name);
+	struct cxlt_region *r __free(cxlt_region_put) =
+		cxlt_region_get(args->flags & CXLTIER_BY_ID, args->id, args->name);
 	if (!r)
 		return -ENOENT;
 	if (args->flags & CXLTIER_OPEN_READ)
@@ -396,47 +314,13 @@ int cxlt_region_open(struct cxltier_open *args, struct file **filep)
 		pr_debug("open %s: %s access denied to uid %u by mode %04o\n", r->name,
 			 mask == MAY_READ ? "read" : mask == MAY_WRITE ? "write" : "read-write",
 			 from_kuid(&init_user_ns, current_fsuid()), r->mode);
-		goto err_put;
+		return rc;
 	}
-	fflags = mask == (MAY_READ | MAY_WRITE) ? O_RDWR : mask == MAY_WRITE ? O_WRONLY :
-		 O_RDONLY;
-
-	fd = get_unused_fd_flags(O_CLOEXEC);
-	if (fd < 0) {
-		rc = fd;
-		goto err_put;
-	}
-	snprintf(dname, sizeof(dname), "cxltier:%s", r->name);
-	/*
-	 * alloc_file_pseudo() does not take the reference on the fops' owner that
-	 * the file's last fput() drops; we run inside an ioctl of our own device,
-	 * so the module is live.
-	 */
-	__module_get(THIS_MODULE);
-	/* The file's dentry takes this inode reference. */
-	ihold(r->inode);
-	file = alloc_file_pseudo(r->inode, cxlt_fs_mnt, dname, fflags, &cxlt_region_fops);
-	if (IS_ERR(file)) {
-		rc = PTR_ERR(file);
-		iput(r->inode);
-		module_put(THIS_MODULE);
-		goto err_put_fd;
-	}
-	file->private_data = r;		/* the file now owns our reference */
-	atomic_inc(&r->nr_files);
-
 	args->id = r->id;
 	args->length = r->size;
 	strscpy(args->name, r->name, sizeof(args->name));
-	args->fd = fd;
-	*filep = file;
-	return fd;
-
-err_put_fd:
-	put_unused_fd(fd);
-err_put:
-	cxlt_region_put(r);
-	return rc;
+	*rp = no_free_ptr(r);
+	return 0;
 }
 
 /**
@@ -452,24 +336,21 @@ int cxlt_region_destroy(const struct cxltier_destroy *args)
 {
 	struct cxlt_region *r;
 
-	mutex_lock(&cxlt_regions.lock);
-	r = cxlt_region_find(args->flags & CXLTIER_BY_ID, args->id, args->name);
-	if (!r) {
-		mutex_unlock(&cxlt_regions.lock);
-		return -ENOENT;
+	scoped_guard(mutex, &cxlt_regions.lock) {
+		r = cxlt_region_find(args->flags & CXLTIER_BY_ID, args->id, args->name);
+		if (!r)
+			return -ENOENT;
+		if (!cxlt_region_owner(r)) {
+			/* Under the lock: @r is not ours, and may be freed once it drops. */
+			pr_debug("destroy %s: only its owner (uid %u) or CAP_SYS_ADMIN may\n",
+				 args->name, from_kuid(&init_user_ns, r->uid));
+			return -EPERM;
+		}
+		xa_erase(&cxlt_regions.ids, r->id);
+		cxlt_regions.nr--;
+		scoped_guard(spinlock, &r->lock)
+			r->destroyed = true;
 	}
-	if (!cxlt_region_owner(r)) {
-		mutex_unlock(&cxlt_regions.lock);
-		pr_debug("destroy %s: only its owner (uid %u) or CAP_SYS_ADMIN may\n",
-			 args->name, from_kuid(&init_user_ns, r->uid));
-		return -EPERM;
-	}
-	xa_erase(&cxlt_regions.ids, r->id);
-	cxlt_regions.nr--;
-	spin_lock(&r->lock);
-	r->destroyed = true;
-	spin_unlock(&r->lock);
-	mutex_unlock(&cxlt_regions.lock);
 
 	pr_debug("region %s: destroyed, %d files and %d mappings left\n", r->name,
 		 atomic_read(&r->nr_files), atomic_read(&r->nr_maps));
@@ -486,7 +367,7 @@ int cxlt_region_destroy(const struct cxltier_destroy *args)
  */
 int cxlt_region_list(struct cxltier_list *args)
 {
-	struct cxltier_list_entry *out = NULL;
+	struct cxltier_list_entry *out __free(kvfree) = NULL;
 	struct cxlt_region *r;
 	unsigned long idx;
 	u32 room, n = 0;
@@ -496,31 +377,29 @@ int cxlt_region_list(struct cxltier_list *args)
 	 * Room for what exists, not for what the caller offers: a caller's count is
 	 * no reason to allocate.  Regions created meanwhile are counted, not listed.
 	 */
-	mutex_lock(&cxlt_regions.lock);
-	room = min(args->count, cxlt_regions.nr);
-	mutex_unlock(&cxlt_regions.lock);
+	scoped_guard(mutex, &cxlt_regions.lock)
+		room = min(args->count, cxlt_regions.nr);
 	if (room) {
 		out = kvcalloc(room, sizeof(*out), GFP_KERNEL_ACCOUNT);
 		if (!out)
 			return -ENOMEM;
 	}
-	mutex_lock(&cxlt_regions.lock);
-	xa_for_each(&cxlt_regions.ids, idx, r) {
-		if (n < room) {
-			out[n].id = r->id;
-			out[n].policy = READ_ONCE(r->policy);
-			out[n].length = r->size;
-			strscpy(out[n].name, r->name, sizeof(out[n].name));
+	scoped_guard(mutex, &cxlt_regions.lock) {
+		xa_for_each(&cxlt_regions.ids, idx, r) {
+			if (n < room) {
+				out[n].id = r->id;
+				out[n].policy = READ_ONCE(r->policy);
+				out[n].length = r->size;
+				strscpy(out[n].name, r->name, sizeof(out[n].name));
+			}
+			n++;
 		}
-		n++;
 	}
-	mutex_unlock(&cxlt_regions.lock);
 
 	if (copy_to_user(u64_to_user_ptr(args->entries), out,
 			 array_size(min(n, room), sizeof(*out))))
 		rc = -EFAULT;
 	args->count = n;
-	kvfree(out);
 	return rc;
 }
 
@@ -535,31 +414,35 @@ int cxlt_region_list(struct cxltier_list *args)
  */
 int cxlt_region_stat(struct cxlt_region *r, struct cxltier_stat *args)
 {
-	struct cxltier_node_pages *nodes = NULL;
-	struct cxlt_census c = {};
+	u64 *node_pages __free(kfree) = kcalloc(nr_node_ids, sizeof(*node_pages), GFP_KERNEL);
+	struct cxltier_blade_pages *blades __free(kfree) =
+		kcalloc(CXLT_STAT_MAX_BLADES, sizeof(*blades), GFP_KERNEL);
+	struct cxlt_blade_name *names __free(kfree) =
+		kcalloc(CXLT_MAX_WAYS, sizeof(*names), GFP_KERNEL);
+	struct cxltier_node_pages *nodes __free(kfree) =
+		kcalloc(nr_node_ids, sizeof(*nodes), GFP_KERNEL);
+	struct cxlt_census c = {
+		.node_pages = node_pages,
+		.blades = blades,
+		.max_blades = CXLT_STAT_MAX_BLADES,
+		.names = names,
+	};
 	u32 n = 0, room;
 	nodemask_t allowed;
-	int nid, rc = 0;
+	int nid;
 
-	c.node_pages = kcalloc(nr_node_ids, sizeof(*c.node_pages), GFP_KERNEL);
-	c.blades = kcalloc(CXLT_STAT_MAX_BLADES, sizeof(*c.blades), GFP_KERNEL);
-	c.names = kcalloc(CXLT_MAX_WAYS, sizeof(*c.names), GFP_KERNEL);
-	nodes = kcalloc(nr_node_ids, sizeof(*nodes), GFP_KERNEL);
-	if (!c.node_pages || !c.blades || !c.names || !nodes) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	c.max_blades = CXLT_STAT_MAX_BLADES;
+	if (!node_pages || !blades || !names || !nodes)
+		return -ENOMEM;
 	cxlt_region_census(r, &c);
 
 	args->id = r->id;
 	strscpy(args->name, r->name, sizeof(args->name));
 	args->length = r->size;
-	spin_lock(&r->lock);
-	args->policy = r->policy;
-	allowed = r->nodes;
-	args->region_flags = r->destroyed ? CXLTIER_REGION_DESTROYED : 0;
-	spin_unlock(&r->lock);
+	scoped_guard(spinlock, &r->lock) {
+		args->policy = r->policy;
+		allowed = r->nodes;
+		args->region_flags = r->destroyed ? CXLTIER_REGION_DESTROYED : 0;
+	}
 	cxlt_nodes_to_user(args->nodes, &allowed);
 	args->mode = r->mode;
 	args->uid = from_kuid_munged(current_user_ns(), r->uid);
@@ -579,24 +462,15 @@ int cxlt_region_stat(struct cxlt_region *r, struct cxltier_stat *args)
 	}
 	room = min(args->node_count, n);
 	if (copy_to_user(u64_to_user_ptr(args->node_pages), nodes,
-			 array_size(room, sizeof(*nodes)))) {
-		rc = -EFAULT;
-		goto out;
-	}
+			 array_size(room, sizeof(*nodes))))
+		return -EFAULT;
 	args->node_count = n;
 	room = min_t(u32, args->blade_count, c.nr_blades);
 	if (copy_to_user(u64_to_user_ptr(args->blade_pages), c.blades,
-			 array_size(room, sizeof(*c.blades)))) {
-		rc = -EFAULT;
-		goto out;
-	}
+			 array_size(room, sizeof(*c.blades))))
+		return -EFAULT;
 	args->blade_count = c.nr_blades;
-out:
-	kfree(nodes);
-	kfree(c.names);
-	kfree(c.blades);
-	kfree(c.node_pages);
-	return rc;
+	return 0;
 }
 
 /**
@@ -608,24 +482,22 @@ out:
  */
 int cxlt_region_set_policy(const struct cxltier_set_policy *args)
 {
-	struct cxlt_region *r;
 	nodemask_t nodes;
 
-	r = cxlt_region_get(args->flags & CXLTIER_BY_ID, args->id, args->name);
+	struct cxlt_region *r __free(cxlt_region_put) =
+		cxlt_region_get(args->flags & CXLTIER_BY_ID, args->id, args->name);
 	if (!r)
 		return -ENOENT;
 	if (!cxlt_region_owner(r)) {
 		pr_debug("set policy %s: only its owner (uid %u) or CAP_SYS_ADMIN may\n",
 			 r->name, from_kuid(&init_user_ns, r->uid));
-		cxlt_region_put(r);
 		return -EPERM;
 	}
 	cxlt_nodes_from_user(&nodes, args->nodes);
-	spin_lock(&r->lock);
-	r->policy = args->policy;
-	r->nodes = nodes;
-	spin_unlock(&r->lock);
-	cxlt_region_put(r);
+	scoped_guard(spinlock, &r->lock) {
+		r->policy = args->policy;
+		r->nodes = nodes;
+	}
 	return 0;
 }
 
@@ -633,7 +505,7 @@ int cxlt_region_set_policy(const struct cxltier_set_policy *args)
 static struct dentry *cxlt_debugfs;
 
 /**
- * cxlt_regions_init() - set up global regions and /dev/cxltier
+ * cxlt_regions_init() - set up global regions (/dev/cxltier comes after, cdev.c)
  *
  * Context: module init.
  * Return: 0 or a negative errno, with nothing left registered.
@@ -645,25 +517,17 @@ int cxlt_regions_init(void)
 	/* debugfs is best effort: its calls take and ignore error pointers. */
 	cxlt_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	rc = cxlt_region_mm_init(cxlt_debugfs);
-	if (rc)
-		goto err_debugfs;
+	if (rc) {
+		debugfs_remove(cxlt_debugfs);
+		return rc;
+	}
 	cxlt_users_init(cxlt_debugfs);
-	rc = cxlt_cdev_init();
-	if (rc)
-		goto err_mm;
 	return 0;
-
-err_mm:
-	cxlt_region_mm_exit();
-err_debugfs:
-	debugfs_remove(cxlt_debugfs);
-	return rc;
 }
 
-/* Module exit: regions pin the module, so none is left. */
+/* Module exit, after /dev/cxltier went: regions pin the module, so none is left. */
 void cxlt_regions_exit(void)
 {
-	cxlt_cdev_exit();
 	debugfs_remove(cxlt_debugfs);
 	cxlt_region_mm_exit();
 	cxlt_users_exit();

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * DOC: region memory: page table, placement, capacity accounting, mmap and faults
+ * DOC: region memory: inode, page table, placement, capacity accounting, mmap, faults
+ *
+ * A region's inode is on a small internal filesystem of the module, and the
+ * region files (cdev.c) are files on that inode; why, and what the filesystem
+ * pins, is in DOC: global regions in region.c.
  *
  * A region's pages are allocated at first touch, in the fault handler, on the node
  * the region's policy picks, zeroed, and mapped with vm_insert_page() while the
- * entry lock is held (see DOC: region page table in region.h).  vm_insert_page()
+ * entry lock is held (see DOC: region page table in region_mm.h).  vm_insert_page()
  * rather than vmf_insert_mixed() or returning vmf->page: the mapping must be made
  * under the entry lock so that a migrator or fencer that takes the lock and unmaps
  * the page can never race with a fault that maps the old page afterwards (a page
@@ -47,20 +51,30 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cleanup.h>
 #include <linux/debugfs.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/fs_context.h>
 #include <linux/gfp.h>
 #include <linux/memcontrol.h>
 #include <linux/memory.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/module.h>
+#include <linux/pseudo_fs.h>
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
 
 #include "cxltier.h"
-#include "region.h"
+#include "region_mm.h"
+#include "region_types.h"
+#include "tier.h"
+#include "user.h"
+
+#define CXLT_FS_MAGIC		0x43584c54	/* "CXLT" */
 
 static unsigned int fast_budget_mb = 256;
 module_param(fast_budget_mb, uint, 0644);
@@ -99,6 +113,105 @@ static const char *const cxlt_policy_names[] = {
 	[CXLTIER_POLICY_INTERLEAVE] = "interleave",
 	[CXLTIER_POLICY_PINNED_FAST] = "pinned-fast",
 };
+
+/* --- the region's inode ------------------------------------------------------------ */
+
+static int cxlt_fs_init_fs_context(struct fs_context *fc)
+{
+	return init_pseudo(fc, CXLT_FS_MAGIC) ? 0 : -ENOMEM;
+}
+
+/* Never mounted where userspace sees it; .owner makes its superblock pin us. */
+static struct file_system_type cxlt_fs_type = {
+	.name = "cxltier",
+	.owner = THIS_MODULE,
+	.init_fs_context = cxlt_fs_init_fs_context,
+	.kill_sb = kill_anon_super,
+};
+
+static int cxlt_region_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
+			       struct iattr *attr)
+{
+	return -EPERM;
+}
+
+static const struct inode_operations cxlt_region_iops = {
+	.setattr = cxlt_region_setattr,
+};
+
+static struct vfsmount *cxlt_fs_mnt;
+static int cxlt_fs_cnt;		/* simple_pin_fs() users: one per region */
+
+/**
+ * cxlt_region_inode_alloc() - make a region's inode, pinning the filesystem
+ * @r: the region, with @uid, @gid, @mode and @size set
+ *
+ * Context: process context (CREATE).
+ * Return: 0 with @r->inode set; or a negative errno, with nothing pinned.
+ */
+int cxlt_region_inode_alloc(struct cxlt_region *r)
+{
+	struct inode *inode;
+	int rc;
+
+	rc = simple_pin_fs(&cxlt_fs_type, &cxlt_fs_mnt, &cxlt_fs_cnt);
+	if (rc)
+		return rc;
+	inode = alloc_anon_inode(cxlt_fs_mnt->mnt_sb);
+	if (IS_ERR(inode)) {
+		simple_release_fs(&cxlt_fs_mnt, &cxlt_fs_cnt);
+		return PTR_ERR(inode);
+	}
+	/*
+	 * For fstat(); no file type, so that ftruncate() is refused, and no setattr,
+	 * so that the region's mode and owner stay what access is checked against.
+	 */
+	inode->i_private = r;
+	inode->i_uid = r->uid;
+	inode->i_gid = r->gid;
+	inode->i_mode = r->mode;
+	inode->i_op = &cxlt_region_iops;
+	i_size_write(inode, r->size);
+	r->inode = inode;
+	return 0;
+}
+
+/**
+ * cxlt_region_inode_free() - drop a region's inode and its pin on the filesystem
+ * @r: the region; its files are gone (each held an inode reference of its own)
+ *
+ * Context: process context.
+ */
+void cxlt_region_inode_free(struct cxlt_region *r)
+{
+	iput(r->inode);
+	simple_release_fs(&cxlt_fs_mnt, &cxlt_fs_cnt);
+}
+
+/**
+ * cxlt_region_inode_file() - a new file on a region's inode
+ * @r: the region, referenced by the caller
+ * @name: the file's dentry name
+ * @flags: O_RDONLY, O_WRONLY or O_RDWR
+ * @fops: the file's operations (cdev.c's region file)
+ *
+ * Context: process context.
+ * Return: the file, which holds a reference on the inode, or an ERR_PTR.
+ */
+struct file *cxlt_region_inode_file(struct cxlt_region *r, const char *name, int flags,
+				    const struct file_operations *fops)
+{
+	struct file *file;
+
+	/* The file's dentry takes this inode reference. */
+	ihold(r->inode);
+	file = alloc_file_pseudo(r->inode, cxlt_fs_mnt, name, flags, fops);
+	if (IS_ERR(file))
+		iput(r->inode);
+	return file;
+}
+
+/* --- placement and accounting ------------------------------------------------------- */
 
 /**
  * cxlt_node_is_fast() - is @nid a DRAM (fast tier) node?
@@ -303,10 +416,10 @@ static struct page *cxlt_place(struct cxlt_region *r, unsigned long pgoff, int *
 	struct page *page = NULL;
 	u32 policy;
 
-	spin_lock(&r->lock);
-	policy = r->policy;
-	allowed = r->nodes;
-	spin_unlock(&r->lock);
+	scoped_guard(spinlock, &r->lock) {
+		policy = r->policy;
+		allowed = r->nodes;
+	}
 	if (nodes_empty(allowed))
 		allowed = node_states[N_MEMORY];
 

@@ -11,312 +11,59 @@
  *                            blades numa_node state
  *     tiers/<region>/        node adistance adistance_source start size blades
  *
- * One value per file.  Blade facts are cached at discovery; CXL region attributes are
- * read from the region when asked, because a region changes while it is configured.
+ * One value per file.  This file owns the root: its kobject, its four files and the
+ * three directories.  The entries of each directory belong to the file that owns
+ * their objects, which gets its directory from main.c at init: blades/ and
+ * cxl_regions/ to discover.c, tiers/ to tier.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cleanup.h>
 #include <linux/kobject.h>
 #include <linux/kstrtox.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
 #include "cxltier.h"
+#include "discover.h"
+#include "sysfs.h"
+#include "tier.h"
+
+#define CXLT_SYSFS_ABI_VERSION	1
 
 static struct kobject *cxlt_root_kobj;
 static struct kobject *cxlt_blades_kobj;
 static struct kobject *cxlt_cxl_regions_kobj;
-
-/* --- blades/<memdev>/ ------------------------------------------------------------- */
-
-static struct cxlt_blade *to_blade(struct kobject *kobj)
-{
-	return container_of(kobj, struct cxlt_blade, kobj);
-}
-
-static ssize_t serial_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%#llx\n", to_blade(kobj)->serial);
-}
-
-static ssize_t ram_size_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", to_blade(kobj)->ram_size);
-}
-
-static ssize_t pmem_size_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", to_blade(kobj)->pmem_size);
-}
-
-static ssize_t pci_dev_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%s\n", to_blade(kobj)->pci_dev);
-}
-
-static ssize_t blade_state_show(struct kobject *kobj, struct kobj_attribute *attr,
-				char *buf)
-{
-	return sysfs_emit(buf, "%s\n", cxlt_blade_online(to_blade(kobj)) ? "online" : "offline");
-}
-
-static ssize_t blade_cxl_regions_show(struct kobject *kobj, struct kobj_attribute *attr,
-				      char *buf)
-{
-	return cxlt_blade_cxl_regions(to_blade(kobj), buf);
-}
-
-static struct kobj_attribute blade_attr_serial = __ATTR_RO(serial);
-static struct kobj_attribute blade_attr_ram_size = __ATTR_RO(ram_size);
-static struct kobj_attribute blade_attr_pmem_size = __ATTR_RO(pmem_size);
-static struct kobj_attribute blade_attr_pci_dev = __ATTR_RO(pci_dev);
-static struct kobj_attribute blade_attr_state = __ATTR(state, 0444, blade_state_show, NULL);
-static struct kobj_attribute blade_attr_cxl_regions =
-	__ATTR(cxl_regions, 0444, blade_cxl_regions_show, NULL);
-
-static struct attribute *cxlt_blade_attrs[] = {
-	&blade_attr_serial.attr,
-	&blade_attr_ram_size.attr,
-	&blade_attr_pmem_size.attr,
-	&blade_attr_pci_dev.attr,
-	&blade_attr_state.attr,
-	&blade_attr_cxl_regions.attr,
-	NULL,
-};
-ATTRIBUTE_GROUPS(cxlt_blade);
-
-static const struct kobj_type cxlt_blade_ktype = {
-	.release = cxlt_blade_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = cxlt_blade_groups,
-};
-
-/**
- * cxlt_sysfs_add_blade() - create /sys/kernel/cxltier/blades/<memdev>
- * @blade: the blade, all fields but @kobj set
- *
- * Return: 0 or a negative errno; on error the caller drops @blade with kobject_put().
- */
-int cxlt_sysfs_add_blade(struct cxlt_blade *blade)
-{
-	return kobject_init_and_add(&blade->kobj, &cxlt_blade_ktype, cxlt_blades_kobj,
-				    "%s", dev_name(blade->dev));
-}
-
-/* --- cxl_regions/<region>/ -------------------------------------------------------- */
-
-/*
- * Every region attribute needs the region's parameters; read them all at once.  The
- * info is too large for the stack of a sysfs read.
- */
-static ssize_t cxlr_show(struct kobject *kobj, char *buf,
-			 ssize_t (*emit)(const struct cxlt_cxl_region_info *info, char *buf))
-{
-	struct cxlt_cxl_region *cxlr = container_of(kobj, struct cxlt_cxl_region, kobj);
-	struct cxlt_cxl_region_info *info;
-	ssize_t rc;
-
-	info = kmalloc(sizeof(*info), GFP_KERNEL);
-	if (!info)
-		return -ENOMEM;
-	rc = cxlt_cxl_region_info(cxlr->dev, info);
-	if (!rc)
-		rc = emit(info, buf);
-	kfree(info);
-	return rc;
-}
-
-#define CXLR_ATTR(_name, _fmt, ...)							\
-static ssize_t cxlr_emit_##_name(const struct cxlt_cxl_region_info *info, char *buf)	\
-{											\
-	return sysfs_emit(buf, _fmt "\n", __VA_ARGS__);					\
-}											\
-static ssize_t cxlr_##_name##_show(struct kobject *kobj, struct kobj_attribute *attr,	\
-				   char *buf)						\
-{											\
-	return cxlr_show(kobj, buf, cxlr_emit_##_name);					\
-}											\
-static struct kobj_attribute cxlr_attr_##_name = __ATTR(_name, 0444, cxlr_##_name##_show, NULL)
-
-CXLR_ATTR(mode, "%s", info->mode);
-CXLR_ATTR(start, "%#llx", info->start);
-CXLR_ATTR(size, "%llu", info->size);
-CXLR_ATTR(interleave_ways, "%u", info->ways);
-CXLR_ATTR(interleave_granularity, "%u", info->granularity);
-CXLR_ATTR(numa_node, "%d", info->nid);
-
-static ssize_t cxlr_emit_state(const struct cxlt_cxl_region_info *info, char *buf)
-{
-	return sysfs_emit(buf, "%s\n", cxlt_cxl_region_state_name(info->state));
-}
-
-static ssize_t cxlr_state_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	struct cxlt_cxl_region *cxlr = container_of(kobj, struct cxlt_cxl_region, kobj);
-
-	/* The CXL core cannot know: our System RAM is not a dax device. */
-	if (cxlt_tier_registered(cxlr->dev))
-		return sysfs_emit(buf, "tier\n");
-	return cxlr_show(kobj, buf, cxlr_emit_state);
-}
-
-static struct kobj_attribute cxlr_attr_state = __ATTR(state, 0444, cxlr_state_show, NULL);
-
-static ssize_t cxlr_emit_blades(const struct cxlt_cxl_region_info *info, char *buf)
-{
-	ssize_t len = 0;
-	u32 i;
-
-	for (i = 0; i < info->nr_blades; i++)
-		len += sysfs_emit_at(buf, len, "%s%s", i ? " " : "", info->blades[i]);
-	return len + sysfs_emit_at(buf, len, "\n");
-}
-
-static ssize_t cxlr_blades_show(struct kobject *kobj, struct kobj_attribute *attr,
-				char *buf)
-{
-	return cxlr_show(kobj, buf, cxlr_emit_blades);
-}
-
-static struct kobj_attribute cxlr_attr_blades = __ATTR(blades, 0444, cxlr_blades_show, NULL);
-
-static struct attribute *cxlt_cxl_region_attrs[] = {
-	&cxlr_attr_mode.attr,
-	&cxlr_attr_start.attr,
-	&cxlr_attr_size.attr,
-	&cxlr_attr_interleave_ways.attr,
-	&cxlr_attr_interleave_granularity.attr,
-	&cxlr_attr_blades.attr,
-	&cxlr_attr_numa_node.attr,
-	&cxlr_attr_state.attr,
-	NULL,
-};
-ATTRIBUTE_GROUPS(cxlt_cxl_region);
-
-static const struct kobj_type cxlt_cxl_region_ktype = {
-	.release = cxlt_cxl_region_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = cxlt_cxl_region_groups,
-};
-
-/**
- * cxlt_sysfs_add_cxl_region() - create /sys/kernel/cxltier/cxl_regions/<region>
- * @cxlr: the mirror object, @dev set
- *
- * Return: 0 or a negative errno; on error the caller drops @cxlr with kobject_put().
- */
-int cxlt_sysfs_add_cxl_region(struct cxlt_cxl_region *cxlr)
-{
-	return kobject_init_and_add(&cxlr->kobj, &cxlt_cxl_region_ktype,
-				    cxlt_cxl_regions_kobj, "%s", dev_name(cxlr->dev));
-}
-
-/* --- tiers/<region>/ -------------------------------------------------------------- */
-
 static struct kobject *cxlt_tiers_kobj;
 
-static struct cxlt_tier *to_tier(struct kobject *kobj)
-{
-	return container_of(kobj, struct cxlt_tier, kobj);
-}
-
-static ssize_t tier_node_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", to_tier(kobj)->nid);
-}
-
-static ssize_t tier_adistance_show(struct kobject *kobj, struct kobj_attribute *attr,
-				   char *buf)
-{
-	return sysfs_emit(buf, "%d\n", to_tier(kobj)->adist);
-}
-
-static ssize_t tier_adistance_source_show(struct kobject *kobj, struct kobj_attribute *attr,
-					  char *buf)
-{
-	return sysfs_emit(buf, "%s\n", cxlt_adist_source_name(to_tier(kobj)->adist_src));
-}
-
-static ssize_t tier_start_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%#llx\n", to_tier(kobj)->start);
-}
-
-static ssize_t tier_size_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", to_tier(kobj)->size);
-}
-
-static ssize_t tier_blades_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	struct cxlt_cxl_region_info *info;
-	ssize_t rc;
-
-	info = kmalloc(sizeof(*info), GFP_KERNEL);
-	if (!info)
-		return -ENOMEM;
-	rc = cxlt_cxl_region_info(to_tier(kobj)->region, info);
-	if (!rc)
-		rc = cxlr_emit_blades(info, buf);
-	kfree(info);
-	return rc;
-}
-
-static struct kobj_attribute tier_attr_node = __ATTR(node, 0444, tier_node_show, NULL);
-static struct kobj_attribute tier_attr_adistance =
-	__ATTR(adistance, 0444, tier_adistance_show, NULL);
-static struct kobj_attribute tier_attr_adistance_source =
-	__ATTR(adistance_source, 0444, tier_adistance_source_show, NULL);
-static struct kobj_attribute tier_attr_start = __ATTR(start, 0444, tier_start_show, NULL);
-static struct kobj_attribute tier_attr_size = __ATTR(size, 0444, tier_size_show, NULL);
-static struct kobj_attribute tier_attr_blades = __ATTR(blades, 0444, tier_blades_show, NULL);
-
-static struct attribute *cxlt_tier_attrs[] = {
-	&tier_attr_node.attr,
-	&tier_attr_adistance.attr,
-	&tier_attr_adistance_source.attr,
-	&tier_attr_start.attr,
-	&tier_attr_size.attr,
-	&tier_attr_blades.attr,
-	NULL,
-};
-ATTRIBUTE_GROUPS(cxlt_tier);
-
-static const struct kobj_type cxlt_tier_ktype = {
-	.release = cxlt_tier_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = cxlt_tier_groups,
-};
-
 /**
- * cxlt_tier_alloc() - allocate a tier with its kobject initialized
+ * cxlt_sysfs_blades_dir() - /sys/kernel/cxltier/blades
  *
- * Return: the tier, freed by kobject_put(), or NULL.
+ * Return: its kobject, valid from cxlt_sysfs_init() to cxlt_sysfs_exit().
  */
-struct cxlt_tier *cxlt_tier_alloc(void)
+struct kobject *cxlt_sysfs_blades_dir(void)
 {
-	struct cxlt_tier *tier = kzalloc(sizeof(*tier), GFP_KERNEL);
-
-	if (tier)
-		kobject_init(&tier->kobj, &cxlt_tier_ktype);
-	return tier;
+	return cxlt_blades_kobj;
 }
 
 /**
- * cxlt_sysfs_add_tier() - create /sys/kernel/cxltier/tiers/<region>
- * @tier: the tier, from cxlt_tier_alloc()
- * @name: the region's name
+ * cxlt_sysfs_cxl_regions_dir() - /sys/kernel/cxltier/cxl_regions
  *
- * Return: 0 or a negative errno.
+ * Return: its kobject, valid from cxlt_sysfs_init() to cxlt_sysfs_exit().
  */
-int cxlt_sysfs_add_tier(struct cxlt_tier *tier, const char *name)
+struct kobject *cxlt_sysfs_cxl_regions_dir(void)
 {
-	return kobject_add(&tier->kobj, cxlt_tiers_kobj, "%s", name);
+	return cxlt_cxl_regions_kobj;
 }
 
-void cxlt_sysfs_del_tier(struct cxlt_tier *tier)
+/**
+ * cxlt_sysfs_tiers_dir() - /sys/kernel/cxltier/tiers
+ *
+ * Return: its kobject, valid from cxlt_sysfs_init() to cxlt_sysfs_exit().
+ */
+struct kobject *cxlt_sysfs_tiers_dir(void)
 {
-	kobject_del(&tier->kobj);
+	return cxlt_tiers_kobj;
 }
 
 /*
@@ -325,18 +72,17 @@ void cxlt_sysfs_del_tier(struct cxlt_tier *tier)
  */
 static int cxlt_parse_tier_cmd(const char *buf, char *name, size_t len, int *adist)
 {
-	char *copy, *p, *tok;
-	int rc = 0, val;
+	char *copy __free(kfree) = kstrndup(buf, PAGE_SIZE, GFP_KERNEL);
+	char *p, *tok;
+	int val;
 
-	copy = kstrndup(buf, PAGE_SIZE, GFP_KERNEL);
 	if (!copy)
 		return -ENOMEM;
 	p = strim(copy);
 	tok = strsep(&p, " \t");
 	if (!tok || !*tok || strscpy(name, tok, len) < 0) {
 		pr_info("tier: expected a CXL region name such as region0\n");
-		rc = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
 	while (p && (tok = strsep(&p, " \t"))) {
 		if (!*tok)
@@ -347,12 +93,9 @@ static int cxlt_parse_tier_cmd(const char *buf, char *name, size_t len, int *adi
 			continue;
 		}
 		pr_info("tier %s: unknown or bad option '%s'\n", name, tok);
-		rc = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
-out:
-	kfree(copy);
-	return rc;
+	return 0;
 }
 
 static ssize_t tier_add_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -378,8 +121,6 @@ static ssize_t tier_remove_store(struct kobject *kobj, struct kobj_attribute *at
 		rc = cxlt_tier_remove(name);
 	return rc ? rc : count;
 }
-
-/* --- the root ----------------------------------------------------------------------- */
 
 static ssize_t abi_version_show(struct kobject *kobj, struct kobj_attribute *attr,
 				char *buf)
@@ -419,6 +160,15 @@ static const struct attribute_group cxlt_root_group = {
 	.attrs = cxlt_root_attrs,
 };
 
+/**
+ * cxlt_sysfs_init() - create /sys/kernel/cxltier and its directories
+ *
+ * The root's files work from here on: rescan and tier_add answer ENODEV or EAGAIN
+ * until discovery and registration are up.
+ *
+ * Context: module init.
+ * Return: 0 or a negative errno, with nothing left created.
+ */
 int cxlt_sysfs_init(void)
 {
 	int rc;
@@ -457,6 +207,7 @@ err_put_root:
 	return rc;
 }
 
+/* Module exit, after the owners of the directories' entries removed them. */
 void cxlt_sysfs_exit(void)
 {
 	kobject_put(cxlt_tiers_kobj);

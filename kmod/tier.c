@@ -17,9 +17,15 @@
  *
  * Each registered tier holds a reference on the module, so cxltier cannot be unloaded
  * while any of its memory is online; remove the tiers first.
+ *
+ * Each tier is published as /sys/kernel/cxltier/tiers/<region>, whose attributes
+ * are the tier's facts (constant while it is registered) and the region's targets,
+ * read when asked.  The tier's kobject is its reference count: the tier is freed
+ * when the last reference goes, after removal and the last show() of its files.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cleanup.h>
 #include <linux/ioport.h>
 #include <linux/memory.h>
 #include <linux/memory-tiers.h>
@@ -29,13 +35,66 @@
 #include <linux/numa.h>
 #include <linux/math64.h>
 #include <linux/slab.h>
+#include <linux/sysfs.h>
 
 #include "cxltier.h"
+#include "cxlr.h"
+#include "devattr.h"
+#include "tier.h"
 
 /* kmem's default for memory without performance data (drivers/dax/kmem.c). */
 #define CXLT_DEFAULT_ADISTANCE	(MEMTIER_ADISTANCE_DRAM * 5)
 /* Operator overrides beyond this are typos: 64 times DRAM's distance. */
 #define CXLT_MAX_ADISTANCE	(MEMTIER_ADISTANCE_DRAM * 64)
+
+/* Where a tier's abstract distance came from. */
+enum cxlt_adist_source {
+	CXLT_ADIST_OVERRIDE,	/* the operator's adistance= */
+	CXLT_ADIST_CDAT,	/* the region's access coordinates (CDAT + HMAT) */
+	CXLT_ADIST_PLATFORM,	/* an adistance algorithm (mt_calc_adistance()) */
+	CXLT_ADIST_DEFAULT,	/* no data: kmem's default, 5 x DRAM */
+};
+
+/**
+ * struct cxlt_tier - a CXL RAM region registered as a NUMA node
+ * @kobj: /sys/kernel/cxltier/tiers/<region>; holds the tier's lifetime
+ * @node: entry in the tier list, under cxlt_tiers.lock
+ * @region: the cxl_region device, referenced
+ * @start: first host physical address
+ * @size: size in bytes
+ * @nid: the node the memory is on
+ * @adist: abstract distance of the node's memory type
+ * @adist_src: where @adist came from
+ * @mtype: the memory type set on @nid
+ * @mgid: memory group id
+ * @res: our claim on the range in the iomem tree; the System RAM nests under it
+ * @res_name: name of @res ("cxltier:region0"); lives as long as @res
+ * @ways: interleave ways of the region
+ * @granularity: interleave granularity in bytes
+ * @nr_blades: entries in @blades
+ * @blades: memdev names of the region's targets, in interleave position order
+ *
+ * Set before the tier is listed and published, then constant until removal (which
+ * holds cxlt_tiers.lock), so show() methods read it without locks.
+ */
+struct cxlt_tier {
+	struct kobject kobj;
+	struct list_head node;
+	struct device *region;
+	u64 start;
+	u64 size;
+	int nid;
+	int adist;
+	enum cxlt_adist_source adist_src;
+	struct memory_dev_type *mtype;
+	int mgid;
+	struct resource *res;
+	char res_name[CXLT_NAME_LEN + 8];
+	u32 ways;
+	u32 granularity;
+	u32 nr_blades;
+	char blades[CXLT_MAX_WAYS][CXLT_NAME_LEN];
+};
 
 static const char *const cxlt_adist_source_names[] = {
 	[CXLT_ADIST_OVERRIDE] = "override",
@@ -64,6 +123,8 @@ static struct {
 	 * in a module whose init is still unwinding.  Under @lock.
 	 */
 	bool ready;
+	/* /sys/kernel/cxltier/tiers: set with @ready, under @lock, never cleared. */
+	struct kobject *dir;
 } cxlt_tiers = {
 	.lock = __MUTEX_INITIALIZER(cxlt_tiers.lock),
 	.lookup_lock = __SPIN_LOCK_UNLOCKED(cxlt_tiers.lookup_lock),
@@ -79,7 +140,7 @@ MODULE_PARM_DESC(auto_register,
 /* Resource name of our System RAM; the memory hotplug core insists on this form. */
 static const char cxlt_res_name[] = "System RAM (cxltier)";
 
-const char *cxlt_adist_source_name(enum cxlt_adist_source src)
+static const char *cxlt_adist_source_name(enum cxlt_adist_source src)
 {
 	return cxlt_adist_source_names[src];
 }
@@ -91,6 +152,17 @@ static struct cxlt_tier *cxlt_find_tier(struct device *region)
 	lockdep_assert_held(&cxlt_tiers.lock);
 	list_for_each_entry(tier, &cxlt_tiers.list, node)
 		if (tier->region == region)
+			return tier;
+	return NULL;
+}
+
+static struct cxlt_tier *cxlt_find_tier_by_name(const char *name)
+{
+	struct cxlt_tier *tier;
+
+	lockdep_assert_held(&cxlt_tiers.lock);
+	list_for_each_entry(tier, &cxlt_tiers.list, node)
+		if (!strcmp(dev_name(tier->region), name))
 			return tier;
 	return NULL;
 }
@@ -108,26 +180,108 @@ static struct cxlt_tier *cxlt_find_tier(struct device *region)
 bool cxlt_tier_registered(struct device *region)
 {
 	struct cxlt_tier *tier;
-	bool ret = false;
 
-	spin_lock(&cxlt_tiers.lookup_lock);
-	list_for_each_entry(tier, &cxlt_tiers.list, node) {
-		if (tier->region == region) {
-			ret = true;
-			break;
-		}
+	scoped_guard(spinlock, &cxlt_tiers.lookup_lock) {
+		list_for_each_entry(tier, &cxlt_tiers.list, node)
+			if (tier->region == region)
+				return true;
 	}
-	spin_unlock(&cxlt_tiers.lookup_lock);
-	return ret;
+	return false;
 }
 
-void cxlt_tier_release(struct kobject *kobj)
+/* --- tiers/<region>/ -------------------------------------------------------------- */
+
+static struct cxlt_tier *to_tier(struct kobject *kobj)
 {
-	struct cxlt_tier *tier = container_of(kobj, struct cxlt_tier, kobj);
+	return container_of(kobj, struct cxlt_tier, kobj);
+}
+
+static ssize_t tier_node_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", to_tier(kobj)->nid);
+}
+
+static ssize_t tier_adistance_show(struct kobject *kobj, struct kobj_attribute *attr,
+				   char *buf)
+{
+	return sysfs_emit(buf, "%d\n", to_tier(kobj)->adist);
+}
+
+static ssize_t tier_adistance_source_show(struct kobject *kobj, struct kobj_attribute *attr,
+					  char *buf)
+{
+	return sysfs_emit(buf, "%s\n", cxlt_adist_source_name(to_tier(kobj)->adist_src));
+}
+
+static ssize_t tier_start_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%#llx\n", to_tier(kobj)->start);
+}
+
+static ssize_t tier_size_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", to_tier(kobj)->size);
+}
+
+static ssize_t tier_blades_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return cxlt_cxl_region_blades_show(to_tier(kobj)->region, buf);
+}
+
+static struct kobj_attribute tier_attr_node = __ATTR(node, 0444, tier_node_show, NULL);
+static struct kobj_attribute tier_attr_adistance =
+	__ATTR(adistance, 0444, tier_adistance_show, NULL);
+static struct kobj_attribute tier_attr_adistance_source =
+	__ATTR(adistance_source, 0444, tier_adistance_source_show, NULL);
+static struct kobj_attribute tier_attr_start = __ATTR(start, 0444, tier_start_show, NULL);
+static struct kobj_attribute tier_attr_size = __ATTR(size, 0444, tier_size_show, NULL);
+static struct kobj_attribute tier_attr_blades = __ATTR(blades, 0444, tier_blades_show, NULL);
+
+static struct attribute *cxlt_tier_attrs[] = {
+	&tier_attr_node.attr,
+	&tier_attr_adistance.attr,
+	&tier_attr_adistance_source.attr,
+	&tier_attr_start.attr,
+	&tier_attr_size.attr,
+	&tier_attr_blades.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(cxlt_tier);
+
+static void cxlt_tier_release(struct kobject *kobj)
+{
+	struct cxlt_tier *tier = to_tier(kobj);
 
 	put_device(tier->region);
 	kfree(tier);
 }
+
+static const struct kobj_type cxlt_tier_ktype = {
+	.release = cxlt_tier_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = cxlt_tier_groups,
+};
+
+/* A tier with its kobject initialized (not added): freed by kobject_put(), or NULL. */
+static struct cxlt_tier *cxlt_tier_alloc(void)
+{
+	struct cxlt_tier *tier = kzalloc(sizeof(*tier), GFP_KERNEL);
+
+	if (tier)
+		kobject_init(&tier->kobj, &cxlt_tier_ktype);
+	return tier;
+}
+
+/* For __free(): drop a tier that was never listed. */
+static void cxlt_tier_put(struct cxlt_tier *tier)
+{
+	if (tier)
+		kobject_put(&tier->kobj);
+}
+
+DEFINE_FREE(cxlt_tier_put, struct cxlt_tier *, cxlt_tier_put(_T))
+
+/* --- registration ----------------------------------------------------------------- */
 
 /* The region's CPU access coordinates (access1), as the CXL core computed them. */
 static int cxlt_region_perf(struct device *region, struct access_coordinate *perf)
@@ -232,94 +386,22 @@ static int cxlt_tier_unplug(struct cxlt_tier *tier)
 	return 0;
 }
 
-/**
- * cxlt_tier_add() - register a committed CXL RAM region as a tier
- * @name: the CXL region's name, e.g. "region0"
- * @adist: abstract distance to use, or 0 to derive it (see DOC above)
- *
- * Context: process context; takes cxlt_tiers.lock; sleeps for as long as onlining the
- * region's memory takes.
- * Return: 0; -ENOENT unknown region; -EEXIST already a tier; -EINVAL not a ram region,
- * misaligned, or @adist out of range; -ENXIO not committed or not bound to the
- * cxl_region driver; -EBUSY held by a dax
- * driver or its range is claimed; -ENODEV no NUMA node; or the memory hotplug error.
- * Every failure leaves the region as it was and logs one line saying why.
+/*
+ * The steps of kmem's probe for a tier filled in by cxlt_tier_add(), under
+ * cxlt_tiers.lock.  Returns 0 with the memory online, or an error with every step
+ * undone; except that when the memory cannot be removed again after onlining it
+ * failed, the range stays added (like kmem's failed hot-remove): then *@stuck is
+ * set and the caller must list the tier, so that "tier remove" can retry.
  */
-int cxlt_tier_add(const char *name, int adist)
+static int cxlt_tier_plug(struct cxlt_tier *tier, const char *name, bool *stuck)
 {
-	struct cxlt_cxl_region_info *info = NULL;
 	struct memory_dev_type *mtype;
-	struct cxlt_tier *tier = NULL;
-	struct device *region;
 	int rc;
 
-	if (adist < 0 || adist > CXLT_MAX_ADISTANCE) {
-		pr_warn("tier add %s: adistance %d is out of range (1-%ld)\n", name, adist,
-			CXLT_MAX_ADISTANCE);
-		return -EINVAL;
-	}
-	region = bus_find_device_by_name(&cxl_bus_type, NULL, name);
-	if (!region || !cxlt_dev_is_type(region, "cxl_region")) {
-		pr_warn("tier add %s: no such CXL region\n", name);
-		rc = -ENOENT;
-		goto out_put_region;
-	}
-	info = kmalloc(sizeof(*info), GFP_KERNEL);
-	tier = cxlt_tier_alloc();
-	if (!info || !tier) {
-		rc = -ENOMEM;
-		goto out_put_tier;
-	}
-
-	mutex_lock(&cxlt_tiers.lock);
-	if (!cxlt_tiers.ready) {
-		pr_warn("tier add %s: the module is loading or unloading\n", name);
-		rc = -EAGAIN;
-		goto out_unlock;
-	}
-	if (cxlt_find_tier(region)) {
-		pr_warn("tier add %s: already a tier\n", name);
-		rc = -EEXIST;
-		goto out_unlock;
-	}
-	rc = cxlt_cxl_region_info(region, info);
-	if (rc)
-		goto out_unlock;
-	rc = cxlt_tier_check(name, info);
-	if (rc)
-		goto out_unlock;
-	/*
-	 * Committed is not enough: until the cxl_region driver binds, the CXL core has
-	 * not finished setting the region up (and an unbound region may be on its way to
-	 * being decommitted).  A snapshot; unbinding a tier's region is the fencing
-	 * problem, handled where blade failures are.
-	 */
-	if (!READ_ONCE(region->driver)) {
-		pr_warn("tier add %s: the region is not bound to cxl_region (echo %s > /sys/bus/cxl/drivers/cxl_region/bind)\n",
-			name, name);
-		rc = -ENXIO;
-		goto out_unlock;
-	}
-	if (!try_module_get(THIS_MODULE)) {
-		rc = -ENODEV;
-		goto out_unlock;
-	}
-
-	tier->region = get_device(region);
-	tier->start = info->start;
-	tier->size = info->size;
-	tier->nid = info->nid;
-	tier->ways = info->ways;
-	tier->granularity = info->granularity;
-	tier->nr_blades = info->nr_blades;
-	memcpy(tier->blades, info->blades, sizeof(tier->blades));
-	cxlt_tier_adistance(tier, adist);
-
+	lockdep_assert_held(&cxlt_tiers.lock);
 	mtype = mt_find_alloc_memory_type(tier->adist, &cxlt_tiers.memory_types);
-	if (IS_ERR(mtype)) {
-		rc = PTR_ERR(mtype);
-		goto err_module_put;
-	}
+	if (IS_ERR(mtype))
+		return PTR_ERR(mtype);
 	/* The first type set on a node wins; kmem may have set one on this node before. */
 	init_node_memory_type(tier->nid, mtype);
 	tier->mtype = mtype;
@@ -358,26 +440,12 @@ int cxlt_tier_add(const char *name, int adist)
 			/* Keep it listed so that "tier remove" can retry the removal. */
 			pr_err("tier add %s: cannot undo the add; remove the tier to retry\n",
 			       name);
-			goto publish;
+			*stuck = true;
 		}
-		goto err_module_put;
+		/* Otherwise cxlt_tier_unplug() undid every step. */
+		return rc;
 	}
-
-publish:
-	if (cxlt_sysfs_add_tier(tier, name))
-		pr_warn("tier %s: no sysfs directory\n", name);
-	spin_lock(&cxlt_tiers.lookup_lock);
-	list_add_tail(&tier->node, &cxlt_tiers.list);
-	spin_unlock(&cxlt_tiers.lookup_lock);
-	mutex_unlock(&cxlt_tiers.lock);
-	if (!rc)
-		pr_info("tier %s: node %d, %llu MiB at %#llx, adistance %d (%s), memory_tier%d\n",
-			name, tier->nid, tier->size >> 20, tier->start, tier->adist,
-			cxlt_adist_source_name(tier->adist_src),
-			tier->adist >> MEMTIER_CHUNK_BITS);
-	kfree(info);
-	put_device(region);
-	return rc;
+	return 0;
 
 err_release_res:
 	remove_resource(tier->res);
@@ -386,16 +454,104 @@ err_unregister_group:
 	memory_group_unregister(tier->mgid);
 err_clear_type:
 	clear_node_memory_type(tier->nid, mtype);
-err_module_put:
-	module_put(THIS_MODULE);
-out_unlock:
-	mutex_unlock(&cxlt_tiers.lock);
-out_put_tier:
-	if (tier)
-		kobject_put(&tier->kobj);
-	kfree(info);
-out_put_region:
-	put_device(region);
+	return rc;
+}
+
+/**
+ * cxlt_tier_add() - register a committed CXL RAM region as a tier
+ * @name: the CXL region's name, e.g. "region0"
+ * @adist: abstract distance to use, or 0 to derive it (see DOC above)
+ *
+ * Context: process context; takes cxlt_tiers.lock; sleeps for as long as onlining the
+ * region's memory takes.
+ * Return: 0; -ENOENT unknown region; -EEXIST already a tier; -EINVAL not a ram region,
+ * misaligned, or @adist out of range; -ENXIO not committed or not bound to the
+ * cxl_region driver; -EBUSY held by a dax
+ * driver or its range is claimed; -ENODEV no NUMA node; or the memory hotplug error.
+ * Every failure leaves the region as it was and logs one line saying why.
+ */
+int cxlt_tier_add(const char *name, int adist)
+{
+	struct cxlt_tier *listed;
+	bool stuck = false;
+	int rc;
+
+	if (adist < 0 || adist > CXLT_MAX_ADISTANCE) {
+		pr_warn("tier add %s: adistance %d is out of range (1-%ld)\n", name, adist,
+			CXLT_MAX_ADISTANCE);
+		return -EINVAL;
+	}
+
+	struct device *region __free(put_device) =
+		bus_find_device_by_name(&cxl_bus_type, NULL, name);
+	if (!region || !cxlt_dev_is_type(region, "cxl_region")) {
+		pr_warn("tier add %s: no such CXL region\n", name);
+		return -ENOENT;
+	}
+
+	struct cxlt_cxl_region_info *info __free(kfree) = kmalloc(sizeof(*info), GFP_KERNEL);
+	struct cxlt_tier *tier __free(cxlt_tier_put) = cxlt_tier_alloc();
+
+	if (!info || !tier)
+		return -ENOMEM;
+
+	guard(mutex)(&cxlt_tiers.lock);
+	if (!cxlt_tiers.ready) {
+		pr_warn("tier add %s: the module is loading or unloading\n", name);
+		return -EAGAIN;
+	}
+	if (cxlt_find_tier(region)) {
+		pr_warn("tier add %s: already a tier\n", name);
+		return -EEXIST;
+	}
+	rc = cxlt_cxl_region_info(region, info);
+	if (rc)
+		return rc;
+	rc = cxlt_tier_check(name, info);
+	if (rc)
+		return rc;
+	/*
+	 * Committed is not enough: until the cxl_region driver binds, the CXL core has
+	 * not finished setting the region up (and an unbound region may be on its way to
+	 * being decommitted).  A snapshot; unbinding a tier's region is the fencing
+	 * problem, handled where blade failures are.
+	 */
+	if (!READ_ONCE(region->driver)) {
+		pr_warn("tier add %s: the region is not bound to cxl_region (echo %s > /sys/bus/cxl/drivers/cxl_region/bind)\n",
+			name, name);
+		return -ENXIO;
+	}
+	if (!try_module_get(THIS_MODULE))
+		return -ENODEV;
+
+	tier->region = get_device(region);
+	tier->start = info->start;
+	tier->size = info->size;
+	tier->nid = info->nid;
+	tier->ways = info->ways;
+	tier->granularity = info->granularity;
+	tier->nr_blades = info->nr_blades;
+	memcpy(tier->blades, info->blades, sizeof(tier->blades));
+	cxlt_tier_adistance(tier, adist);
+
+	rc = cxlt_tier_plug(tier, name, &stuck);
+	if (rc && !stuck) {
+		module_put(THIS_MODULE);
+		return rc;
+	}
+
+	/* Registered, or stuck half removed: from here on the list owns the tier. */
+	listed = no_free_ptr(tier);
+	if (kobject_add(&listed->kobj, cxlt_tiers.dir, "%s", name))
+		pr_warn("tier %s: no sysfs directory\n", name);
+	scoped_guard(spinlock, &cxlt_tiers.lookup_lock)
+		list_add_tail(&listed->node, &cxlt_tiers.list);
+	/* Still under cxlt_tiers.lock: once it is dropped, a removal may free the tier. */
+	if (!rc)
+		pr_info("tier %s: node %d, %llu MiB at %#llx, adistance %d (%s), memory_tier%d\n",
+			name, listed->nid, listed->size >> 20, listed->start, listed->adist,
+			cxlt_adist_source_name(listed->adist_src),
+			listed->adist >> MEMTIER_CHUNK_BITS);
 	return rc;
 }
 
@@ -414,38 +570,31 @@ out_put_region:
 int cxlt_tier_remove(const char *name)
 {
 	struct cxlt_tier *tier;
-	int rc = -ENOENT;
+	int rc;
 
-	mutex_lock(&cxlt_tiers.lock);
-	list_for_each_entry(tier, &cxlt_tiers.list, node)
-		if (!strcmp(dev_name(tier->region), name))
-			break;
-	if (list_entry_is_head(tier, &cxlt_tiers.list, node)) {
-		pr_warn("tier remove %s: not a tier\n", name);
-		goto out_unlock;
+	scoped_guard(mutex, &cxlt_tiers.lock) {
+		tier = cxlt_find_tier_by_name(name);
+		if (!tier) {
+			pr_warn("tier remove %s: not a tier\n", name);
+			return -ENOENT;
+		}
+		rc = cxlt_tier_unplug(tier);
+		if (rc) {
+			pr_warn("tier remove %s: %s; the tier stays online, nothing was lost\n",
+				name, rc == -EINTR ? "interrupted" :
+				"some pages cannot be moved off it");
+			return rc == -EINTR ? rc : -EBUSY;
+		}
+		scoped_guard(spinlock, &cxlt_tiers.lookup_lock)
+			list_del(&tier->node);
 	}
-	rc = cxlt_tier_unplug(tier);
-	if (rc) {
-		pr_warn("tier remove %s: %s; the tier stays online, nothing was lost\n", name,
-			rc == -EINTR ? "interrupted" : "some pages cannot be moved off it");
-		if (rc != -EINTR)
-			rc = -EBUSY;
-		goto out_unlock;
-	}
-	spin_lock(&cxlt_tiers.lookup_lock);
-	list_del(&tier->node);
-	spin_unlock(&cxlt_tiers.lookup_lock);
-	mutex_unlock(&cxlt_tiers.lock);
 
+	/* Unlisted: the tier is ours alone. */
 	pr_info("tier %s: removed, node %d is empty\n", name, tier->nid);
-	cxlt_sysfs_del_tier(tier);
+	kobject_del(&tier->kobj);
 	kobject_put(&tier->kobj);
 	module_put(THIS_MODULE);
 	return 0;
-
-out_unlock:
-	mutex_unlock(&cxlt_tiers.lock);
-	return rc;
 }
 
 /**
@@ -459,10 +608,10 @@ void cxlt_tier_nodes(nodemask_t *nodes)
 	struct cxlt_tier *tier;
 
 	nodes_clear(*nodes);
-	spin_lock(&cxlt_tiers.lookup_lock);
-	list_for_each_entry(tier, &cxlt_tiers.list, node)
-		node_set(tier->nid, *nodes);
-	spin_unlock(&cxlt_tiers.lookup_lock);
+	scoped_guard(spinlock, &cxlt_tiers.lookup_lock) {
+		list_for_each_entry(tier, &cxlt_tiers.list, node)
+			node_set(tier->nid, *nodes);
+	}
 }
 
 /**
@@ -485,21 +634,21 @@ int cxlt_pfn_blades(unsigned long pfn, struct cxlt_blade_name *names, int max)
 	struct cxlt_tier *tier;
 	int n = 0, pos;
 
-	spin_lock(&cxlt_tiers.lookup_lock);
-	list_for_each_entry(tier, &cxlt_tiers.list, node) {
-		if (pa < tier->start || pa >= tier->start + tier->size)
-			continue;
-		step = max_t(u64, tier->granularity, 1);
-		for (off = pa - tier->start; off < pa - tier->start + PAGE_SIZE && n < max;
-		     off += step) {
-			pos = div64_u64(off, step) % max_t(u32, tier->ways, 1);
-			if (pos >= tier->nr_blades || test_and_set_bit(pos, &seen))
+	scoped_guard(spinlock, &cxlt_tiers.lookup_lock) {
+		list_for_each_entry(tier, &cxlt_tiers.list, node) {
+			if (pa < tier->start || pa >= tier->start + tier->size)
 				continue;
-			strscpy(names[n++].name, tier->blades[pos], CXLT_NAME_LEN);
+			step = max_t(u64, tier->granularity, 1);
+			for (off = pa - tier->start;
+			     off < pa - tier->start + PAGE_SIZE && n < max; off += step) {
+				pos = div64_u64(off, step) % max_t(u32, tier->ways, 1);
+				if (pos >= tier->nr_blades || test_and_set_bit(pos, &seen))
+					continue;
+				strscpy(names[n++].name, tier->blades[pos], CXLT_NAME_LEN);
+			}
+			break;
 		}
-		break;
 	}
-	spin_unlock(&cxlt_tiers.lookup_lock);
 	return n;
 }
 
@@ -513,12 +662,13 @@ int cxlt_pfn_blades(unsigned long pfn, struct cxlt_blade_name *names, int max)
  */
 void cxlt_tiers_auto_register(void)
 {
-	struct cxlt_cxl_region_info *info;
 	struct device *dev, *prev = NULL;
 
 	if (!auto_register)
 		return;
-	info = kmalloc(sizeof(*info), GFP_KERNEL);
+
+	struct cxlt_cxl_region_info *info __free(kfree) = kmalloc(sizeof(*info), GFP_KERNEL);
+
 	if (!info)
 		return;
 	while ((dev = bus_find_next_device(&cxl_bus_type, prev))) {
@@ -532,28 +682,29 @@ void cxlt_tiers_auto_register(void)
 		cxlt_tier_add(dev_name(dev), 0);
 	}
 	put_device(prev);
-	kfree(info);
 }
 
 /**
  * cxlt_tiers_start() - open registration, then register what auto_register asks for
+ * @dir: /sys/kernel/cxltier/tiers, where registered tiers appear; it must outlive
+ *	every tier (tiers pin the module, so it does)
  *
  * Context: the last step of module init.
  */
-void cxlt_tiers_start(void)
+void cxlt_tiers_start(struct kobject *dir)
 {
-	mutex_lock(&cxlt_tiers.lock);
-	cxlt_tiers.ready = true;
-	mutex_unlock(&cxlt_tiers.lock);
+	scoped_guard(mutex, &cxlt_tiers.lock) {
+		cxlt_tiers.dir = dir;
+		cxlt_tiers.ready = true;
+	}
 	cxlt_tiers_auto_register();
 }
 
 /* Module exit: tiers pin the module, so only the memory type cache is left. */
 void cxlt_tiers_exit(void)
 {
-	mutex_lock(&cxlt_tiers.lock);
+	guard(mutex)(&cxlt_tiers.lock);
 	cxlt_tiers.ready = false;
 	WARN_ON(!list_empty(&cxlt_tiers.list));
 	mt_put_memory_types(&cxlt_tiers.memory_types);
-	mutex_unlock(&cxlt_tiers.lock);
 }

@@ -25,6 +25,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/cleanup.h>
 #include <linux/cred.h>
 #include <linux/debugfs.h>
 #include <linux/mutex.h>
@@ -35,7 +36,7 @@
 #include <linux/xarray.h>
 
 #include "cxltier.h"
-#include "region.h"
+#include "user.h"
 
 static unsigned int user_limit_mb;
 module_param(user_limit_mb, uint, 0644);
@@ -69,87 +70,83 @@ static unsigned long cxlt_user_limit(void)
 
 /**
  * cxlt_user_charge() - charge a new region to the current user
- * @r: the region, with @nr_pages set; @user, @exempt_mem and @exempt_res are set
+ * @name: the region's name, for the debug log
+ * @nr_pages: the region's length in pages
+ * @userp: set to the user's charges, to give back with cxlt_user_uncharge()
+ * @exempt_mem: set when the user's memory limit does not apply (CAP_IPC_LOCK)
+ * @exempt_res: set when the region count and DRAM share limits do not apply
+ *	(CAP_SYS_RESOURCE); region_mm.c checks the DRAM share
  *
  * Context: process context (CREATE); takes cxlt_users.lock.
  * Return: 0; -EDQUOT over the user's memory limit or region count; -ENOMEM.
  */
-int cxlt_user_charge(struct cxlt_region *r)
+int cxlt_user_charge(const char *name, unsigned long nr_pages, struct cxlt_user **userp,
+		     bool *exempt_mem, bool *exempt_res)
 {
 	u32 uid = from_kuid(&init_user_ns, current_fsuid());
 	unsigned long limit = cxlt_user_limit();
 	struct cxlt_user *u;
 	int rc = 0;
 
-	r->exempt_mem = capable(CAP_IPC_LOCK);
-	r->exempt_res = capable(CAP_SYS_RESOURCE);
+	*exempt_mem = capable(CAP_IPC_LOCK);
+	*exempt_res = capable(CAP_SYS_RESOURCE);
 
-	mutex_lock(&cxlt_users.lock);
+	guard(mutex)(&cxlt_users.lock);
 	u = xa_load(&cxlt_users.users, uid);
 	if (!u) {
 		u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
-		if (!u) {
-			rc = -ENOMEM;
-			goto out;
-		}
+		if (!u)
+			return -ENOMEM;
 		u->uid = uid;
 		rc = xa_err(xa_store(&cxlt_users.users, uid, u, GFP_KERNEL_ACCOUNT));
 		if (rc) {
 			kfree(u);
-			goto out;
+			return rc;
 		}
 	}
-	if (!r->exempt_res && u->regions >= READ_ONCE(user_max_regions)) {
-		pr_debug("create %s: uid %u has %u regions (user_max_regions)\n", r->name,
+	if (!*exempt_res && u->regions >= READ_ONCE(user_max_regions)) {
+		pr_debug("create %s: uid %u has %u regions (user_max_regions)\n", name,
 			 uid, u->regions);
 		rc = -EDQUOT;
-		goto out_drop;
-	}
-	if (!r->exempt_mem && (r->nr_pages > limit || u->pages > limit - r->nr_pages)) {
+	} else if (!*exempt_mem && (nr_pages > limit || u->pages > limit - nr_pages)) {
 		pr_debug("create %s: uid %u would have %lu pages of regions, limit %lu\n",
-			 r->name, uid, u->pages + r->nr_pages, limit);
+			 name, uid, u->pages + nr_pages, limit);
 		rc = -EDQUOT;
-		goto out_drop;
+	}
+	if (rc) {
+		/* A user with nothing charged has no entry. */
+		if (!u->regions) {
+			xa_erase(&cxlt_users.users, uid);
+			kfree(u);
+		}
+		return rc;
 	}
 	u->regions++;
-	u->pages += r->nr_pages;
-	r->user = u;
-	goto out;
-
-out_drop:
-	/* A user with nothing charged has no entry. */
-	if (!u->regions) {
-		xa_erase(&cxlt_users.users, uid);
-		kfree(u);
-	}
-out:
-	mutex_unlock(&cxlt_users.lock);
-	return rc;
+	u->pages += nr_pages;
+	*userp = u;
+	return 0;
 }
 
 /**
  * cxlt_user_uncharge() - give a freed region's charge back
- * @r: the region, charged by cxlt_user_charge()
+ * @u: the user's charges from cxlt_user_charge(), or NULL (nothing charged)
+ * @nr_pages: the region's length in pages, as charged
  *
  * Context: process context; takes cxlt_users.lock.
  */
-void cxlt_user_uncharge(struct cxlt_region *r)
+void cxlt_user_uncharge(struct cxlt_user *u, unsigned long nr_pages)
 {
-	struct cxlt_user *u = r->user;
-
 	if (!u)
 		return;
-	mutex_lock(&cxlt_users.lock);
+	guard(mutex)(&cxlt_users.lock);
 	u->regions--;
-	u->pages -= r->nr_pages;
+	u->pages -= nr_pages;
 	if (!u->regions) {
 		/* Each region gave its fast pages back, page by page, before this. */
 		WARN_ON_ONCE(atomic_long_read(&u->fast));
 		xa_erase(&cxlt_users.users, u->uid);
 		kfree(u);
 	}
-	mutex_unlock(&cxlt_users.lock);
-	r->user = NULL;
 }
 
 /**
@@ -167,11 +164,10 @@ static int cxlt_users_show(struct seq_file *m, void *unused)
 	unsigned long idx;
 
 	seq_puts(m, "# uid regions pages fast_pages\n");
-	mutex_lock(&cxlt_users.lock);
+	guard(mutex)(&cxlt_users.lock);
 	xa_for_each(&cxlt_users.users, idx, u)
 		seq_printf(m, "%u %u %lu %ld\n", u->uid, u->regions, u->pages,
 			   atomic_long_read(&u->fast));
-	mutex_unlock(&cxlt_users.lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cxlt_users);

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * struct cxlt_region: the layout of a global region.  region.c allocates, names
+ * and frees regions; region_mm.c gives them memory; cdev.c opens files on them.
+ * Data only, so that all three can read a region without depending on each
+ * other's code: each file's functions are in its own header (region.h,
+ * region_mm.h, cdev.h).  See "DOC: global regions" in region.c.
+ */
+#ifndef _CXLT_REGION_TYPES_H
+#define _CXLT_REGION_TYPES_H
+
+#include <linux/atomic.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/nodemask.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+#include <linux/xarray.h>
+#include <linux/cxltier.h>
+
+struct cxlt_user;
+struct inode;
+struct mem_cgroup;
+
+/**
+ * struct cxlt_region - a global region
+ * @ref: references: the name table's (until destroyed), each open region file,
+ *	and each ioctl that is using the region
+ * @all: entry in cxlt_regions.all, the list of every region that is not freed
+ *	(destroyed ones included, which still have users and pages): what a
+ *	migrator or fencer walks; under cxlt_regions.lock
+ * @id: region id, 1 to CXLTIER_REGION_ID_MAX; free for reuse once destroyed
+ * @name: NUL-terminated name; free for reuse once destroyed
+ * @size: bytes
+ * @nr_pages: @size in pages
+ * @uid: owner, the creator's fsuid
+ * @gid: group, the creator's fsgid
+ * @mode: permission bits
+ * @user: the creator's per-user charges (user.c)
+ * @exempt_mem: the creator had CAP_IPC_LOCK: no per-user memory limit
+ * @exempt_res: the creator had CAP_SYS_RESOURCE: no per-user region count or DRAM
+ *	share limit
+ * @memcg: the creator's memory cgroup, referenced; the region's pages and page
+ *	table are charged to it
+ * @lock: protects @policy, @nodes and @destroyed; a leaf lock
+ * @policy: CXLTIER_POLICY_*
+ * @nodes: allowed nodes; empty means any
+ * @destroyed: the name and id are gone; set once, under cxlt_regions.lock too
+ * @inode: the region's inode on the module's pseudo filesystem (region_mm.c); its
+ *	i_mapping is the region's address_space, which every mapping of the region
+ *	is linked into
+ * @chunks: chunk number -> chunk of entries (region_mm.h); each set once
+ *	(xa_cmpxchg()) and never cleared until the region is freed
+ * @resident: entries PRESENT or MIGRATING
+ * @fenced: entries FENCED
+ * @nr_maps: VMAs mapping the region
+ * @nr_files: open region files
+ */
+struct cxlt_region {
+	struct kref ref;
+	struct list_head all;
+	u32 id;
+	char name[CXLTIER_NAME_MAX];
+	u64 size;
+	unsigned long nr_pages;
+	kuid_t uid;
+	kgid_t gid;
+	umode_t mode;
+	struct cxlt_user *user;
+	bool exempt_mem;
+	bool exempt_res;
+	struct mem_cgroup *memcg;
+	spinlock_t lock;	/* @policy, @nodes, @destroyed */
+	u32 policy;
+	nodemask_t nodes;
+	bool destroyed;
+	struct inode *inode;
+	struct xarray chunks;
+	atomic_long_t resident;
+	atomic_long_t fenced;
+	atomic_t nr_maps;
+	atomic_t nr_files;
+};
+
+#endif /* _CXLT_REGION_TYPES_H */
