@@ -655,7 +655,8 @@ int cxlt_pfn_blades(unsigned long pfn, struct cxlt_blade_name *names, int max)
 /**
  * cxlt_tiers_auto_register() - register every committed RAM region that is not a tier
  *
- * Does nothing unless the auto_register module parameter is set.  Failures are logged
+ * Does nothing unless the auto_register module parameter is set, nor before module
+ * init opened registration (cxlt_tiers_start() calls it then).  Failures are logged
  * and skipped.
  *
  * Context: process context; no cxltier locks held.
@@ -664,7 +665,8 @@ void cxlt_tiers_auto_register(void)
 {
 	struct device *dev, *prev = NULL;
 
-	if (!auto_register)
+	/* Before cxlt_tiers_start() (a scan during module init): it registers them. */
+	if (!auto_register || !READ_ONCE(cxlt_tiers.ready))
 		return;
 
 	struct cxlt_cxl_region_info *info __free(kfree) = kmalloc(sizeof(*info), GFP_KERNEL);
