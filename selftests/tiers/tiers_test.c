@@ -462,11 +462,12 @@ static double since(const struct timespec *t0)
  * counters it saw.
  *
  * Under TCG each page demoted or promoted costs milliseconds (a copy to or from CXL
- * memory) and each DRAM page touched for the first time about 15 us (zeroing), so the
- * test keeps both small: huge pages reserved on node 0 (never touched) take DRAM away
- * but 64 MiB, lowered watermarks make reclaim stop soon, and 4 MiB over what is free,
- * bound to DRAM, are enough pressure.  The hot pages are placed on the tier directly (not left to
- * the LRU's choice of what to demote), so promotion always has pages to move.
+ * memory), so the test demotes little: huge pages reserved on node 0 take DRAM away
+ * but 64 MiB (off the LRU: reclaim scans only the small buffer; Debian's kernel zeroes
+ * them at reservation, init_on_alloc, as a first touch would), lowered watermarks
+ * make reclaim stop soon, and 4 MiB over what is free, bound to DRAM, are enough
+ * pressure.  The hot pages are placed on the tier directly (not left to the LRU's
+ * choice of what to demote), so promotion always has pages to move.
  */
 TEST_F_TIMEOUT(tier, demotion_and_promotion, 150)
 {
