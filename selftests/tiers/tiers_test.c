@@ -465,7 +465,7 @@ static double since(const struct timespec *t0)
  * memory), so the test demotes little: huge pages reserved on node 0 take DRAM away
  * but 64 MiB (off the LRU: reclaim scans only the small buffer; Debian's kernel zeroes
  * them at reservation, init_on_alloc, as a first touch would), lowered watermarks
- * make reclaim stop soon, and 4 MiB over what is free, bound to DRAM, are enough
+ * make reclaim stop soon, and 16 MiB over what is free, bound to DRAM, are enough
  * pressure.  The hot pages are placed on the tier directly (not left to the LRU's
  * choice of what to demote), so promotion always has pages to move.
  */
