@@ -469,7 +469,7 @@ static double since(const struct timespec *t0)
  * pressure.  The hot pages are placed on the tier directly (not left to the LRU's
  * choice of what to demote), so promotion always has pages to move.
  */
-TEST_F_TIMEOUT(tier, demotion_and_promotion, 150)
+TEST_F_TIMEOUT(tier, demotion_and_promotion, 320)
 {
 	uint64_t dem0 = vmstat("pgdemote_"), pro0;
 	char saved_hp[32] = "0", saved_min[32] = "", saved_wsf[32] = "", v[32];
