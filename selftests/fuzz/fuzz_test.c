@@ -3839,27 +3839,9 @@ static void mm_check_all(void)
 static void tiers_setup(void)
 {
 	uint64_t m;
-	glob_t g;
-	size_t i;
 	int nid;
 
-	if (glob(CXLT_SYSFS "/cxl_regions/*", 0, NULL, &g))
-		return;
-	for (i = 0; i < g.gl_pathc && G->nr_added < MAX_TIERS; i++) {
-		const char *name = strrchr(g.gl_pathv[i], '/') + 1;
-		char path[PATH_MAX], st[32], mode[16];
-
-		snprintf(path, sizeof(path), "%s/state", g.gl_pathv[i]);
-		if (cxlt_read(path, st, sizeof(st)) || strcmp(st, "committed"))
-			continue;
-		snprintf(path, sizeof(path), "%s/mode", g.gl_pathv[i]);
-		if (cxlt_read(path, mode, sizeof(mode)) || strcmp(mode, "ram"))
-			continue;
-		if (cxlt_write(CXLT_SYSFS "/tier_add", name))
-			continue;
-		snprintf(G->added[G->nr_added++], sizeof(G->added[0]), "%s", name);
-	}
-	globfree(&g);
+	G->nr_added = cxlt_add_ram_tiers(G->added, G->nr_added, MAX_TIERS);
 	drop_caches();
 	m = tier_mask();
 	for (nid = 0; nid < MAX_NODES; nid++)

@@ -8,6 +8,7 @@
 #define CXLT_TEST_H
 
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -151,5 +152,34 @@ static void __attribute__((constructor(KSELFTEST_PRIO_XFAIL + 1))) cxlt_tests_in
 	}
 }
 #endif /* __KSELFTEST_HARNESS_H */
+
+/*
+ * Register committed CXL RAM regions that are not tiers yet, appending their names to
+ * @added (which holds @nr) until it holds @max.  Returns the new count.
+ */
+static inline int cxlt_add_ram_tiers(char added[][64], int nr, int max)
+{
+	glob_t g;
+	size_t i;
+
+	if (glob(CXLT_SYSFS "/cxl_regions/*", 0, NULL, &g))
+		return nr;
+	for (i = 0; i < g.gl_pathc && nr < max; i++) {
+		const char *name = strrchr(g.gl_pathv[i], '/') + 1;
+		char path[PATH_MAX], st[32], mode[16];
+
+		snprintf(path, sizeof(path), "%s/state", g.gl_pathv[i]);
+		if (cxlt_read(path, st, sizeof(st)) || strcmp(st, "committed"))
+			continue;
+		snprintf(path, sizeof(path), "%s/mode", g.gl_pathv[i]);
+		if (cxlt_read(path, mode, sizeof(mode)) || strcmp(mode, "ram"))
+			continue;
+		if (cxlt_write(CXLT_SYSFS "/tier_add", name))
+			continue;
+		snprintf(added[nr++], 64, "%s", name);
+	}
+	globfree(&g);
+	return nr;
+}
 
 #endif /* CXLT_TEST_H */

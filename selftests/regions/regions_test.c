@@ -1289,23 +1289,7 @@ static void tiers_setup(void)
 	glob_t g;
 	size_t i;
 
-	if (glob(CXLT_SYSFS "/cxl_regions/*", 0, NULL, &g))
-		return;
-	for (i = 0; i < g.gl_pathc && nr_added < GROUP_TIERS; i++) {
-		const char *name = strrchr(g.gl_pathv[i], '/') + 1;
-		char path[PATH_MAX], st[32], mode[16];
-
-		snprintf(path, sizeof(path), "%s/state", g.gl_pathv[i]);
-		if (cxlt_read(path, st, sizeof(st)) || strcmp(st, "committed"))
-			continue;
-		snprintf(path, sizeof(path), "%s/mode", g.gl_pathv[i]);
-		if (cxlt_read(path, mode, sizeof(mode)) || strcmp(mode, "ram"))
-			continue;
-		if (cxlt_write(CXLT_SYSFS "/tier_add", name))
-			continue;
-		snprintf(added[nr_added++], sizeof(added[0]), "%s", name);
-	}
-	globfree(&g);
+	nr_added = cxlt_add_ram_tiers(added, nr_added, GROUP_TIERS);
 	if (glob(CXLT_SYSFS "/tiers/*/node", 0, NULL, &g))
 		return;
 	for (i = 0; i < g.gl_pathc && nr_tiers < MAX_TIERS; i++) {
