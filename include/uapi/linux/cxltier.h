@@ -214,6 +214,22 @@ struct cxltier_blade_pages {
  * @node_pages: (in) user address of struct cxltier_node_pages[@node_count], or 0
  * @blade_pages: (in) user address of struct cxltier_blade_pages[@blade_count], or 0
  * @reserved: must be zero
+ *
+ * Migration counters of the region since it was created (the migration daemon,
+ * hints and the kernel's own migrations of its pages):
+ * @promoted: (out) pages moved to the fast tier
+ * @demoted: (out) pages moved to a slow tier
+ * @pingpong: (out) moves that undid one of the same page within the daemon's
+ *	ping-pong window (a promotion soon after a demotion or the reverse)
+ * @skipped_pinned: (out) moves skipped because the page had extra references
+ *	(get_user_pages() pins: O_DIRECT, io_uring fixed buffers, RDMA)
+ * @failed: (out) moves that failed (no memory on the target, a copy that hit
+ *	poison)
+ * @moved_bytes: (out) bytes copied by moves
+ * @sampled: (out) page observations by the daemon (pages armed for sampling)
+ * @accessed: (out) observations that found the page accessed
+ * @hinted: (out) pages that have a hint (HOT, COLD or PIN) now
+ * @reserved2: must be zero
  */
 struct cxltier_stat {
 	__u32 size;
@@ -237,6 +253,17 @@ struct cxltier_stat {
 	__u64 node_pages;
 	__u64 blade_pages;
 	__u64 reserved[4];
+	/* Since ABI 1 as well; a shorter struct (without these) still works. */
+	__u64 promoted;
+	__u64 demoted;
+	__u64 pingpong;
+	__u64 skipped_pinned;
+	__u64 failed;
+	__u64 moved_bytes;
+	__u64 sampled;
+	__u64 accessed;
+	__u64 hinted;
+	__u64 reserved2[3];
 };
 
 #define CXLTIER_STAT_FLAGS		CXLTIER_BY_ID
@@ -267,6 +294,76 @@ struct cxltier_set_policy {
 
 #define CXLTIER_SET_POLICY_FLAGS	CXLTIER_BY_ID
 
+/* Hints: what an application knows about a range of a region. */
+#define CXLTIER_HINT_NONE		0	/* forget earlier hints: heat decides */
+#define CXLTIER_HINT_HOT		1	/* move to the fast tier first; never demoted */
+#define CXLTIER_HINT_COLD		2	/* move to a slow tier first; never promoted */
+#define CXLTIER_HINT_PIN		3	/* never move, from where it is now */
+#define CXLTIER_HINT_MAX		CXLTIER_HINT_PIN
+
+/**
+ * struct cxltier_hint - CXLTIER_IOC_HINT: advice for the migration daemon
+ * @size: (in) sizeof(struct cxltier_hint)
+ * @flags: (in) on /dev/cxltier: CXLTIER_BY_ID or 0; on a region fd: 0
+ * @id: (in) with CXLTIER_BY_ID, else 0
+ * @hint: (in) CXLTIER_HINT_*
+ * @name: (in) on /dev/cxltier without CXLTIER_BY_ID, else empty
+ * @offset: (in) first byte, a multiple of the page size, within the region
+ * @length: (in) bytes, a nonzero multiple of the page size, within the region
+ * @reserved: must be zero
+ * Applies to the pages of the range that exist now and to those touched later;
+ * the daemon acts on it at its next period.  Needs write access to the region
+ * (on a region fd: an fd opened with CXLTIER_OPEN_WRITE).
+ */
+struct cxltier_hint {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 hint;
+	char name[CXLTIER_NAME_MAX];
+	__u64 offset;
+	__u64 length;
+	__u64 reserved[2];
+};
+
+#define CXLTIER_HINT_FLAGS		CXLTIER_BY_ID
+
+/* Values in struct cxltier_pages' @nodes other than a node id. */
+#define CXLTIER_PAGE_NONE		(-1)	/* not allocated yet */
+#define CXLTIER_PAGE_FENCED		(-2)	/* fenced: access gets SIGBUS */
+
+/**
+ * struct cxltier_pages - CXLTIER_IOC_PAGES: where each page of a range is
+ * @size: (in) sizeof(struct cxltier_pages)
+ * @flags: (in) on /dev/cxltier: CXLTIER_BY_ID or 0; on a region fd: 0
+ * @id: (in) with CXLTIER_BY_ID, else 0
+ * @reserved0: must be zero
+ * @name: (in) on /dev/cxltier without CXLTIER_BY_ID, else empty
+ * @offset: (in) first byte, a multiple of the page size, within the region
+ * @count: (in) pages to report, at least 1, at most CXLTIER_PAGES_MAX; the
+ *	range is cut at the region's end; (out) pages reported
+ * @reserved1: must be zero
+ * @nodes: (in) user address of __s32[@count]: each page's NUMA node, or
+ *	CXLTIER_PAGE_NONE or CXLTIER_PAGE_FENCED
+ * @reserved: must be zero
+ * A snapshot: the daemon may move a page right after.  Needs read access (as STAT).
+ */
+struct cxltier_pages {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 reserved0;
+	char name[CXLTIER_NAME_MAX];
+	__u64 offset;
+	__u32 count;
+	__u32 reserved1;
+	__u64 nodes;
+	__u64 reserved[2];
+};
+
+#define CXLTIER_PAGES_FLAGS		CXLTIER_BY_ID
+#define CXLTIER_PAGES_MAX		(1U << 20)
+
 /* ioctl type 0xC7, numbers 0x00-0x0F (free in ioctl-number.rst as of Linux 6.12). */
 #define CXLTIER_IOC_MAGIC		0xC7
 
@@ -279,5 +376,8 @@ struct cxltier_set_policy {
 /* Also on a region fd. */
 #define CXLTIER_IOC_STAT		_IOWR(CXLTIER_IOC_MAGIC, 0x05, struct cxltier_stat)
 #define CXLTIER_IOC_SET_POLICY		_IOW(CXLTIER_IOC_MAGIC, 0x06, struct cxltier_set_policy)
+/* Also on a region fd. */
+#define CXLTIER_IOC_HINT		_IOW(CXLTIER_IOC_MAGIC, 0x07, struct cxltier_hint)
+#define CXLTIER_IOC_PAGES		_IOWR(CXLTIER_IOC_MAGIC, 0x08, struct cxltier_pages)
 
 #endif /* _UAPI_LINUX_CXLTIER_H */
