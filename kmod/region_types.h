@@ -56,6 +56,8 @@ struct mem_cgroup;
  * @fenced: entries FENCED
  * @nr_maps: VMAs mapping the region
  * @nr_files: open region files
+ * @mig: migration counters (STAT): written by the migrator, the daemon and the
+ *	kernel's migrations of the region's pages
  */
 struct cxlt_region {
 	struct kref ref;
@@ -81,6 +83,16 @@ struct cxlt_region {
 	atomic_long_t fenced;
 	atomic_t nr_maps;
 	atomic_t nr_files;
+	struct cxlt_region_mig {
+		atomic64_t promoted;
+		atomic64_t demoted;
+		atomic64_t pingpong;
+		atomic64_t skipped_pinned;
+		atomic64_t failed;
+		atomic64_t moved_bytes;
+		atomic64_t sampled;
+		atomic64_t accessed;
+	} mig;
 };
 
 #endif /* _CXLT_REGION_TYPES_H */
