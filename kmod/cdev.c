@@ -442,14 +442,20 @@ static long cxlt_ioc_set_policy(unsigned int cmd, void __user *uarg)
 	       cxlt_region_set_policy(a);
 }
 
-/* A page-aligned, nonempty byte range within the region. */
-static int cxlt_check_range(const char *verb, struct cxlt_region *r, u64 offset, u64 length)
+/* A page-aligned, nonempty byte range: checked before the region is looked up. */
+static int cxlt_check_aligned(const char *verb, u64 offset, u64 length)
 {
 	if (!PAGE_ALIGNED(offset) || !PAGE_ALIGNED(length) || !length) {
 		cxlt_bad(verb, "offset %#llx, length %#llx: not nonzero page multiples",
 			 offset, length);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* ...and within the region: checked once it is found. */
+static int cxlt_check_range(const char *verb, struct cxlt_region *r, u64 offset, u64 length)
+{
 	if (offset >= r->size || length > r->size - offset) {
 		cxlt_bad(verb, "range %#llx+%#llx is beyond the end of region %s (%#llx bytes)",
 			 offset, length, r->name, r->size);
@@ -510,6 +516,8 @@ static long cxlt_ioc_hint(struct file *file, unsigned int cmd, void __user *uarg
 		cxlt_bad(verb, "unknown hint %u", a.hint);
 		rc = -EINVAL;
 	}
+	if (!rc)
+		rc = cxlt_check_aligned(verb, a.offset, a.length);
 	if (rc)
 		return rc;
 	r = cxlt_ioc_region(verb, file, r, a.flags, a.id, a.name, MAY_WRITE, &found);
@@ -542,6 +550,8 @@ static long cxlt_ioc_pages(struct file *file, unsigned int cmd, void __user *uar
 		cxlt_bad(verb, "count %u is out of range (1-%u)", a.count, CXLTIER_PAGES_MAX);
 		rc = -EINVAL;
 	}
+	if (!rc)
+		rc = cxlt_check_aligned(verb, a.offset, PAGE_SIZE);
 	if (rc)
 		return rc;
 	r = cxlt_ioc_region(verb, file, r, a.flags, a.id, a.name, MAY_READ, &found);

@@ -151,6 +151,8 @@ static struct {
 	u32 npages;
 	u64 gen;
 	u32 cursor;		/* next policy page to arm */
+	u32 prev_lo;		/* the window armed last period */
+	u32 prev_len;
 	bool wrapped;		/* this period's window reached the end */
 	u32 period;		/* decision periods, never 0 after the first */
 	u64 last_select_ns;
@@ -316,6 +318,9 @@ static bool cxlt_layout(struct cxlt_region **snap, int n, u64 gen)
 	cxlt_d.nr_lay = k;
 	cxlt_d.npages = total;
 	cxlt_d.cursor = 0;
+	/* The first period visits everything: the new policy hears every page. */
+	cxlt_d.prev_lo = 0;
+	cxlt_d.prev_len = total;
 	return true;
 }
 
@@ -334,65 +339,89 @@ static bool cxlt_in_window(u32 slot, u32 lo, u32 len, u32 npages)
 	return len >= npages || (slot - lo + (u64)npages) % npages < len;
 }
 
-/*
- * The pass over one region's entries: tell the policy what changed, harvest the
- * sample, arm the next window.
- */
-static void cxlt_sync_region(struct cxlt_lay *l, u32 win_lo, u32 win_len, u64 *sampled,
-			     u64 *accessed, u64 *managed, u64 *fast, u64 *chunks)
+/* One entry: tell the policy what changed, harvest its sample, arm it if in the window. */
+static void cxlt_sync_entry(struct cxlt_lay *l, struct cxlt_rpage *rp, unsigned long pg,
+			    u32 win_lo, u32 win_len, u64 *s, u64 *a)
 {
+	unsigned long bits = READ_ONCE(rp->bits), set = 0, clear = 0;
 	struct cxlt_policy *pol = cxlt_d.pol;
-	unsigned long c, i, bits, set, clear;
-	struct cxlt_rpage *chunk, *rp;
-	u32 cls, hint, slot;
-	u64 s = 0, a = 0;
+	u32 slot = l->base + pg, cls, hint;
 
+	if (!bits)
+		return;
+	cls = cxlt_rp_class(bits);
+	if (cls != (bits & CXLT_RP_POLTIER_MASK) >> CXLT_RP_POLTIER_SHIFT) {
+		cxlt_policy_set_tier(pol, slot, cls);
+		clear |= CXLT_RP_POLTIER_MASK;
+		set |= (unsigned long)cls << CXLT_RP_POLTIER_SHIFT;
+	}
+	hint = (bits & CXLT_RP_HINT_MASK) >> CXLT_RP_HINT_SHIFT;
+	if (hint != (bits & CXLT_RP_POLHINT_MASK) >> CXLT_RP_POLHINT_SHIFT) {
+		cxlt_policy_set_hint(pol, slot, hint);
+		clear |= CXLT_RP_POLHINT_MASK;
+		set |= (unsigned long)hint << CXLT_RP_POLHINT_SHIFT;
+	}
+	if (bits & (CXLT_RP_ARMED | CXLT_RP_ACCESSED)) {
+		(*s)++;
+		if (bits & CXLT_RP_ACCESSED) {
+			(*a)++;
+			if (cls != CXLT_TIER_NONE)
+				cxlt_policy_record_access(pol, slot, 1);
+		}
+		clear |= CXLT_RP_ARMED | CXLT_RP_ACCESSED;
+	}
+	if (cls != CXLT_TIER_NONE && cxlt_in_window(slot, win_lo, win_len, cxlt_d.npages)) {
+		set |= CXLT_RP_ARMED;
+		l->arm_lo = min(l->arm_lo, pg);
+		l->arm_hi = max(l->arm_hi, pg);
+	}
+	if (set | clear)
+		cxlt_rp_update(rp, set | clear, set);
+}
+
+/*
+ * Visit the entries of @l whose policy pages are in the circular range [@lo, @lo +
+ * @len): the window armed last period (to harvest it) and the one armed now.  The
+ * rest waits for its turn, so a period costs the sample, not the regions' size.
+ */
+static void cxlt_sync_region(struct cxlt_lay *l, u32 lo, u32 len, u32 win_lo, u32 win_len,
+			     u64 *sampled, u64 *accessed)
+{
+	u64 iv[2][2], x, y, s = 0, a = 0;
+	struct cxlt_rpage *chunk;
+	unsigned long c, i, first, last;
+	int n = 0, k;
+
+	if (len >= cxlt_d.npages) {
+		iv[n][0] = 0;
+		iv[n++][1] = cxlt_d.npages;
+	} else if ((u64)lo + len <= cxlt_d.npages) {
+		iv[n][0] = lo;
+		iv[n++][1] = (u64)lo + len;
+	} else {
+		iv[n][0] = lo;
+		iv[n++][1] = cxlt_d.npages;
+		iv[n][0] = 0;
+		iv[n++][1] = (u64)lo + len - cxlt_d.npages;
+	}
 	l->arm_lo = ULONG_MAX;
 	l->arm_hi = 0;
-	xa_for_each(&l->r->chunks, c, chunk) {
-		for (i = 0; i < CXLT_RP_PER_CHUNK; i++) {
-			rp = &chunk[i];
-			bits = READ_ONCE(rp->bits);
-			if (!bits)
-				continue;
-			slot = l->base + c * CXLT_RP_PER_CHUNK + i;
-			set = 0;
-			clear = 0;
-			cls = cxlt_rp_class(bits);
-			if (cls != (bits & CXLT_RP_POLTIER_MASK) >> CXLT_RP_POLTIER_SHIFT) {
-				cxlt_policy_set_tier(pol, slot, cls);
-				clear |= CXLT_RP_POLTIER_MASK;
-				set |= (unsigned long)cls << CXLT_RP_POLTIER_SHIFT;
-			}
-			hint = (bits & CXLT_RP_HINT_MASK) >> CXLT_RP_HINT_SHIFT;
-			if (hint != (bits & CXLT_RP_POLHINT_MASK) >> CXLT_RP_POLHINT_SHIFT) {
-				cxlt_policy_set_hint(pol, slot, hint);
-				clear |= CXLT_RP_POLHINT_MASK;
-				set |= (unsigned long)hint << CXLT_RP_POLHINT_SHIFT;
-			}
-			if (bits & (CXLT_RP_ARMED | CXLT_RP_ACCESSED)) {
-				s++;
-				if (bits & CXLT_RP_ACCESSED) {
-					a++;
-					if (cls != CXLT_TIER_NONE)
-						cxlt_policy_record_access(pol, slot, 1);
-				}
-				clear |= CXLT_RP_ARMED | CXLT_RP_ACCESSED;
-			}
-			if (cls != CXLT_TIER_NONE) {
-				(*managed)++;
-				*fast += cls == CXLT_TIER_FAST;
-				if (cxlt_in_window(slot, win_lo, win_len, cxlt_d.npages)) {
-					set |= CXLT_RP_ARMED;
-					l->arm_lo = min(l->arm_lo, c * CXLT_RP_PER_CHUNK + i);
-					l->arm_hi = max(l->arm_hi, c * CXLT_RP_PER_CHUNK + i);
-				}
-			}
-			if (set | clear)
-				cxlt_rp_update(rp, set | clear, set);
+	for (k = 0; k < n; k++) {
+		/* The interval, as page offsets of this region. */
+		x = max_t(u64, iv[k][0], l->base) - l->base;
+		y = min_t(u64, iv[k][1], (u64)l->base + l->nr);
+		if (y <= (u64)l->base || x >= y - l->base)
+			continue;
+		y -= l->base;
+		first = x / CXLT_RP_PER_CHUNK;
+		last = (y - 1) / CXLT_RP_PER_CHUNK;
+		xa_for_each_range(&l->r->chunks, c, chunk, first, last) {
+			for (i = max_t(u64, x, c * CXLT_RP_PER_CHUNK) - c * CXLT_RP_PER_CHUNK;
+			     i < CXLT_RP_PER_CHUNK && c * CXLT_RP_PER_CHUNK + i < y; i++)
+				cxlt_sync_entry(l, &chunk[i], c * CXLT_RP_PER_CHUNK + i,
+						win_lo, win_len, &s, &a);
+			cond_resched();
 		}
-		(*chunks)++;
-		cond_resched();
 	}
 	*sampled += s;
 	*accessed += a;
@@ -402,6 +431,20 @@ static void cxlt_sync_region(struct cxlt_lay *l, u32 win_lo, u32 win_len, u64 *s
 	if (l->arm_lo <= l->arm_hi)
 		unmap_mapping_pages(l->r->inode->i_mapping, l->arm_lo,
 				    l->arm_hi - l->arm_lo + 1, false);
+}
+
+/* Page-table chunks of the managed regions: what they cost in memory. */
+static u64 cxlt_chunks(void)
+{
+	struct cxlt_rpage *chunk;
+	unsigned long c;
+	unsigned int i;
+	u64 n = 0;
+
+	for (i = 0; i < cxlt_d.nr_lay; i++)
+		xa_for_each(&cxlt_d.lay[i].r->chunks, c, chunk)
+			n++;
+	return n;
 }
 
 static int cxlt_u32_cmp(const void *a, const void *b)
@@ -515,9 +558,10 @@ static void cxlt_decide(u64 sampled, u64 accessed)
 
 static void cxlt_daemon_period(void)
 {
-	u64 sampled = 0, accessed = 0, managed = 0, fast = 0, chunks = 0;
+	u64 sampled = 0, accessed = 0, managed;
+	struct cxlt_policy_stats st;
 	struct cxlt_region **snap;
-	u32 win_len, win_lo;
+	u32 win_len, win_lo, vis_len;
 	unsigned int i;
 	u64 gen;
 	int n;
@@ -525,26 +569,38 @@ static void cxlt_daemon_period(void)
 	n = cxlt_regions_snapshot(&snap, &gen);
 	if (n < 0)
 		return;
-	if (!cxlt_layout(snap, n, gen))
+	if (!cxlt_layout(snap, n, gen)) {
+		atomic64_set(&cxlt_dstat.managed_pages, 0);
+		atomic64_set(&cxlt_dstat.fast_pages, 0);
 		goto out;
+	}
 
-	/* The window of policy pages armed this period: sample_mb of them. */
+	/*
+	 * The window of policy pages armed this period: sample_mb of resident pages,
+	 * as a share of the policy's page space.
+	 */
+	managed = atomic64_read(&cxlt_dstat.managed_pages);
 	win_lo = cxlt_d.cursor;
 	win_len = min_t(u64, (u64)READ_ONCE(cxlt_tun.sample_mb) * CXLT_MB_PAGES,
 			cxlt_d.npages);
-	if (atomic64_read(&cxlt_dstat.managed_pages) > win_len)
-		win_len = min_t(u64, div64_u64((u64)win_len * cxlt_d.npages,
-					       atomic64_read(&cxlt_dstat.managed_pages)),
-				cxlt_d.npages);
-	for (i = 0; i < cxlt_d.nr_lay; i++) {
-		cxlt_sync_region(&cxlt_d.lay[i], win_lo, win_len, &sampled, &accessed,
-				 &managed, &fast, &chunks);
-	}
+	if (managed > win_len)
+		win_len = div64_u64((u64)win_len * cxlt_d.npages, managed);
+	else
+		win_len = cxlt_d.npages;
+	/* Visit last period's window (harvest) and this one (arm). */
+	vis_len = min_t(u64, (u64)cxlt_d.prev_len + win_len, cxlt_d.npages);
+	for (i = 0; i < cxlt_d.nr_lay; i++)
+		cxlt_sync_region(&cxlt_d.lay[i], cxlt_d.prev_lo, vis_len, win_lo, win_len,
+				 &sampled, &accessed);
+	cxlt_d.prev_lo = win_lo;
+	cxlt_d.prev_len = win_len;
+
+	cxlt_policy_get_stats(cxlt_d.pol, &st);
+	atomic64_set(&cxlt_dstat.managed_pages, st.nr_fast + st.nr_slow);
+	atomic64_set(&cxlt_dstat.fast_pages, st.nr_fast);
 	/* The policy's state, the layout and the page-table chunks of the regions. */
 	atomic64_set(&cxlt_dstat.metadata_bytes, cxlt_policy_size(cxlt_d.npages) +
-		     cxlt_d.nr_lay * sizeof(*cxlt_d.lay) + chunks * PAGE_SIZE);
-	atomic64_set(&cxlt_dstat.managed_pages, managed);
-	atomic64_set(&cxlt_dstat.fast_pages, fast);
+		     cxlt_d.nr_lay * sizeof(*cxlt_d.lay) + cxlt_chunks() * PAGE_SIZE);
 	atomic64_add(sampled, &cxlt_dstat.sampled_pages);
 	atomic64_add(accessed, &cxlt_dstat.accessed_pages);
 

@@ -68,7 +68,7 @@ MODULE_PARM_DESC(max_region_gb,
 static struct {
 	/*
 	 * Protects @ids, and with it which regions have which name; taken in
-	 * process context only, never while an entry lock is held.
+	 * process context only, never while a region folio lock is held.
 	 */
 	struct mutex lock;
 	struct xarray ids;	/* id -> region, for regions not destroyed */

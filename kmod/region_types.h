@@ -48,11 +48,11 @@ struct mem_cgroup;
  * @nodes: allowed nodes; empty means any
  * @destroyed: the name and id are gone; set once, under cxlt_regions.lock too
  * @inode: the region's inode on the module's pseudo filesystem (region_mm.c); its
- *	i_mapping is the region's address_space, which every mapping of the region
- *	is linked into
+ *	i_mapping is the region's address_space: it holds the region's pages (as
+ *	page-cache folios) and every mapping of the region is linked into it
  * @chunks: chunk number -> chunk of entries (region_mm.h); each set once
  *	(xa_cmpxchg()) and never cleared until the region is freed
- * @resident: entries PRESENT or MIGRATING
+ * @resident: entries PRESENT
  * @fenced: entries FENCED
  * @nr_maps: VMAs mapping the region
  * @nr_files: open region files

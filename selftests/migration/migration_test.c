@@ -233,6 +233,7 @@ FIXTURE_TEARDOWN(mig)
  * A skewed workload: 4 MiB of DRAM budget, 16 MiB of region, first-touched in order
  * (so its first 4 MiB are in DRAM and never used again), then 2 MiB far in the CXL
  * part read over and over.  The hot pages end up in DRAM, and cold ones made room.
+ * The daemon samples 4 MiB per period, so this also covers sampling in turns.
  */
 TEST_F_TIMEOUT(mig, hot_up_cold_down, 300)
 {
@@ -245,6 +246,8 @@ TEST_F_TIMEOUT(mig, hot_up_cold_down, 300)
 	if (!nr_tiers)
 		SKIP(return, "no CXL tier registered");
 	ASSERT_EQ(0, write_u64(PARAM "fast_budget_mb", 4));
+	/* A quarter of the region per period: the policy decides once per four. */
+	ASSERT_EQ(0, write_u64(DAEMON "sample_mb", 4));
 	ASSERT_EQ(0, mig_region(self, pages * PAGE));
 	for (i = 0; i < pages; i++)
 		self->p[i * PAGE] = 1;
@@ -583,6 +586,59 @@ TEST_F_TIMEOUT(mig, enable, 60)
 static char added[MAX_TIERS][64];
 static int nr_added;
 static pid_t main_pid;
+
+/*
+ * Unload right after the last region went while its pages were being moved: the
+ * daemon lets go of the region within a period, and then the module unloads (tiers
+ * pin the module, so they go first), loads again and works.
+ */
+TEST_F_TIMEOUT(mig, unload_after_migration, 300)
+{
+	char params[1024], names[MAX_TIERS][64];
+	int n = 0, rc, i;
+	unsigned long k;
+	double t0;
+	pid_t flip;
+	glob_t g;
+
+	if (!nr_tiers)
+		SKIP(return, "no CXL tier registered");
+	cxlt_module_params(params, sizeof(params));
+	ASSERT_EQ(0, mig_region(self, 2 * MB));
+	for (k = 0; k < 2 * MB / PAGE; k++)
+		self->p[k * PAGE] = 1;
+	flip = start_flipper(self->name, self->len, 50);
+	sleep_ms(1000);
+	stop_child(flip);
+	munmap(self->p, self->len);
+	self->p = MAP_FAILED;
+	close(self->fd);
+	self->fd = -1;
+	ASSERT_EQ(0, rg_destroy(self->dev, self->name));
+	close(self->dev);
+	self->dev = -1;
+
+	ASSERT_EQ(0, glob(CXLT_SYSFS "/tiers/*", 0, NULL, &g));
+	for (k = 0; k < g.gl_pathc && n < MAX_TIERS; k++) {
+		snprintf(names[n], sizeof(names[n]), "%s", strrchr(g.gl_pathv[k], '/') + 1);
+		rc = cxlt_write(CXLT_SYSFS "/tier_remove", names[n]);
+		ASSERT_EQ(0, rc) TH_LOG("tier_remove %s: %s", names[n], strerror(-rc));
+		n++;
+	}
+	globfree(&g);
+	t0 = now_s();
+	while ((rc = cxlt_rmmod()) && now_s() - t0 < 20)
+		sleep_ms(50);
+	ksft_print_msg("unloaded %.2f s after the region went\n", now_s() - t0);
+	ASSERT_EQ(0, rc) TH_LOG("rmmod: %s", strerror(-rc));
+	ASSERT_EQ(0, cxlt_insmod(params)) TH_LOG("insmod %s", params);
+	ASSERT_EQ(0, access(DAEMON "stats/periods", F_OK));
+	/* Back as before: the same tiers; teardown removes the ones this group added. */
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(0, cxlt_write(CXLT_SYSFS "/tier_add", names[i]));
+	self->dev = dev_open();
+	ASSERT_LE(0, self->dev);
+}
 
 static void tiers_setup(void)
 {
