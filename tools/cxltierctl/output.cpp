@@ -91,11 +91,13 @@ std::vector<std::string> table::lines() const
 				text += "  ";
 			if (columns_[c].right)
 				text += fmt::format("{:>{}}", cell_text, width[c]);
-			else if (last) // no trailing blanks
+			else if (last)
 				text += cell_text;
 			else
 				text += fmt::format("{:<{}}", cell_text, width[c]);
 		}
+		while (!text.empty() && text.back() == ' ') // an empty last cell
+			text.pop_back();
 		out.push_back(std::move(text));
 	};
 	line([&](std::size_t c) -> const std::string & { return columns_[c].header; });

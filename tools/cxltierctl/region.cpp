@@ -150,7 +150,7 @@ json region_json(const cxltier_region_info *i)
 		cxltier_region_info_get_blade(i, k, &name, &pages);
 		blades.push_back({{"blade", name}, {"pages", pages}});
 	}
-	return {
+	json out = {
 		{"name", cxltier_region_info_get_name(i)},
 		{"id", cxltier_region_info_get_id(i)},
 		{"size", cxltier_region_info_get_size(i)},
@@ -167,8 +167,9 @@ json region_json(const cxltier_region_info *i)
 		{"files", cxltier_region_info_get_files(i)},
 		{"nodes", nodes},
 		{"blades", blades},
-		{"migration", migration_json(counters_of(i))},
 	};
+	out.update(migration_json(counters_of(i)));
+	return out;
 }
 
 void region_create(const create_options &o)

@@ -86,16 +86,17 @@ json stats_json(cxltier_ctx *ctx, const sample &s)
 	return doc;
 }
 
-// A counter's value with its unit where the name gives one.
-std::string counter_text(const std::string &name, std::uint64_t v)
+// A counter's value in a unit people read, where its name gives one ("" if none).
+std::string counter_unit(const std::string &name, std::uint64_t v)
 {
 	if (name.ends_with("_bytes"))
-		return fmt::format("{} ({})", v, human_size(v));
+		return human_size(v);
 	if (name == "cpu_ns")
-		return fmt::format("{} ({:.3f} s)", v, static_cast<double>(v) / 1e9);
+		return fmt::format("{:.3f} s", static_cast<double>(v) / 1e9);
+	// Pages that are memory now or moved, not observations of pages.
 	if (name.ends_with("_pages") && name != "sampled_pages" && name != "accessed_pages")
-		return fmt::format("{} ({})", v, human_size(page_bytes(v)));
-	return std::to_string(v);
+		return human_size(page_bytes(v));
+	return "";
 }
 
 void print_stats(cxltier_ctx *ctx, const sample &s)
@@ -107,12 +108,12 @@ void print_stats(cxltier_ctx *ctx, const sample &s)
 		   counter(s, "periods").value_or(0),
 		   static_cast<double>(counter(s, "cpu_ns").value_or(0)) / 1e9);
 	fmt::print("\n");
-	table counters({{"COUNTER"}, {"VALUE"}});
+	table counters({{"COUNTER"}, {"VALUE", true}, {""}});
 	for (std::size_t i = 0; i < cxltier_daemon_get_nr_counters(d); i++) {
 		const char *name;
 		std::uint64_t v;
 		cxltier_daemon_get_counter_at(d, i, &name, &v);
-		counters.add({name, counter_text(name, v)});
+		counters.add({name, std::to_string(v), counter_unit(name, v)});
 	}
 	counters.print();
 

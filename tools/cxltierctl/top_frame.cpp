@@ -196,18 +196,20 @@ void heat(std::vector<std::string> &out, const sample &cur, unsigned int width)
 	auto count = [&](std::span<const std::uint64_t> h, std::size_t k) {
 		return h.empty() ? std::string("-") : std::to_string(h[k]);
 	};
-	out.push_back(fmt::format("{:>{}}  {:<{}} {:>{}}  {:<{}} {:>{}}", "HEAT", label_w,
-				  "FAST (pages)", bar_w, "", count_w, "SLOW (pages)", bar_w, "",
-				  count_w));
+	auto trimmed = [](std::string line) {
+		while (!line.empty() && line.back() == ' ')
+			line.pop_back();
+		return line;
+	};
+	out.push_back(trimmed(fmt::format("{:>{}}  {:<{}} {:>{}}  {:<{}} {:>{}}", "HEAT", label_w,
+					  "FAST (pages)", bar_w, "", count_w, "SLOW (pages)", bar_w,
+					  "", count_w)));
 	for (std::size_t k = 0; k < rows; k++) {
 		std::string label = fmt::format("{}-{}", k * CXLTIER_HEAT_BUCKET_SPAN,
 						(k + 1) * CXLTIER_HEAT_BUCKET_SPAN - 1);
-		std::string line = fmt::format("{:>{}}  {} {:>{}}  {} {:>{}}", label, label_w,
-					       bar(fast, k), count(fast, k), count_w, bar(slow, k),
-					       count(slow, k), count_w);
-		while (!line.empty() && line.back() == ' ')
-			line.pop_back();
-		out.push_back(std::move(line));
+		out.push_back(trimmed(fmt::format("{:>{}}  {} {:>{}}  {} {:>{}}", label, label_w,
+						  bar(fast, k), count(fast, k), count_w,
+						  bar(slow, k), count(slow, k), count_w)));
 	}
 }
 
