@@ -423,6 +423,28 @@ unsigned int cxltier_region_info_get_files(const struct cxltier_region_info *inf
 /* The nodes the policy may use, in node order; none means any. */
 const int *cxltier_region_info_get_allowed_nodes(const struct cxltier_region_info *info,
 						 size_t *count);
+/*
+ * Migration counters of the region since it was created (the daemon, hints and
+ * the kernel's own moves of its pages).  A module without the migration daemon
+ * leaves them 0.
+ *   promoted, demoted  pages moved to the fast tier, to a slow tier
+ *   pingpong           moves that undid a recent one of the same page
+ *   skipped_pinned     moves skipped: the page was pinned (O_DIRECT, io_uring, RDMA)
+ *   failed             moves that failed (no memory on the target, poison)
+ *   moved_bytes        bytes copied by moves
+ *   sampled, accessed  the daemon's page observations, and those that found the
+ *                      page accessed (accessed / sampled is how hot the region is)
+ *   hinted             pages that have a hint now (cxltier_region_set_hint())
+ */
+uint64_t cxltier_region_info_get_promoted(const struct cxltier_region_info *info);
+uint64_t cxltier_region_info_get_demoted(const struct cxltier_region_info *info);
+uint64_t cxltier_region_info_get_pingpong(const struct cxltier_region_info *info);
+uint64_t cxltier_region_info_get_skipped_pinned(const struct cxltier_region_info *info);
+uint64_t cxltier_region_info_get_failed(const struct cxltier_region_info *info);
+uint64_t cxltier_region_info_get_moved_bytes(const struct cxltier_region_info *info);
+uint64_t cxltier_region_info_get_sampled(const struct cxltier_region_info *info);
+uint64_t cxltier_region_info_get_accessed(const struct cxltier_region_info *info);
+uint64_t cxltier_region_info_get_hinted(const struct cxltier_region_info *info);
 /* Resident pages per node (nodes with pages only, in node order). */
 size_t cxltier_region_info_get_nr_nodes(const struct cxltier_region_info *info);
 int cxltier_region_info_get_node(const struct cxltier_region_info *info, size_t i,
@@ -435,6 +457,48 @@ size_t cxltier_region_info_get_nr_blades(const struct cxltier_region_info *info)
 int cxltier_region_info_get_blade(const struct cxltier_region_info *info, size_t i,
 				  const char **name, uint64_t *pages);
 
+/* What an application knows about a range; values are ABI (CXLTIER_HINT_*). */
+enum cxltier_region_hint {
+	CXLTIER_REGION_HINT_NONE = 0, /* forget earlier hints: heat decides */
+	CXLTIER_REGION_HINT_HOT = 1,  /* move to the fast tier first; never demoted */
+	CXLTIER_REGION_HINT_COLD = 2, /* move to a slow tier first; never promoted */
+	CXLTIER_REGION_HINT_PIN = 3,  /* never move, from where it is now */
+};
+
+/*
+ * Advise the migration daemon about [@offset, @offset + @length) of @region, which
+ * must be open for writing: the pages of the range that exist now and those
+ * touched later.  The daemon acts on it at its next period.  Errors, with the
+ * reason in the region's context:
+ *   -EINVAL      unknown hint; offset not a multiple of the page size; length not a
+ *                nonzero multiple of it; range not within the region (all checked
+ *                here first), or the module refused the range
+ *   -EACCES      the region was opened read-only
+ *   -EOPNOTSUPP  the module has no migration daemon (no hints)
+ */
+int cxltier_region_set_hint(struct cxltier_region *region, uint64_t offset, uint64_t length,
+			    enum cxltier_region_hint hint);
+
+/* "none", "hot", "cold", "pin", or "unknown". */
+const char *cxltier_region_hint_name(enum cxltier_region_hint hint);
+/* The hint named @name (as above); -EINVAL when none is. */
+int cxltier_region_hint_from_name(const char *name, enum cxltier_region_hint *hint);
+
+/* Values in cxltier_region_get_page_nodes()' output other than a node id. */
+#define CXLTIER_REGION_PAGE_NONE (-1)	/* not allocated yet */
+#define CXLTIER_REGION_PAGE_FENCED (-2) /* fenced: access gets SIGBUS */
+
+/*
+ * Where each of @count pages from @offset (a multiple of the page size, within
+ * the region) is now: nodes[i] gets the NUMA node of page i, or
+ * CXLTIER_REGION_PAGE_NONE or _FENCED.  The range is cut at the region's end;
+ * *@reported gets the number of pages written.  A snapshot: the daemon may move a
+ * page right after.  -EINVAL for a bad offset or a NULL array, -EOPNOTSUPP when
+ * the module cannot tell (no migration daemon).
+ */
+int cxltier_region_get_page_nodes(struct cxltier_region *region, uint64_t offset, size_t count,
+				  int *nodes, size_t *reported);
+
 /* The regions that exist (not destroyed), in id order. */
 int cxltier_region_list_new(struct cxltier_ctx *ctx, struct cxltier_region_list **list);
 void cxltier_region_list_free(struct cxltier_region_list *list);
@@ -445,6 +509,88 @@ const char *cxltier_region_list_get_name(const struct cxltier_region_list *list,
 uint64_t cxltier_region_list_get_size(const struct cxltier_region_list *list, size_t i);
 enum cxltier_region_policy cxltier_region_list_get_policy(const struct cxltier_region_list *list,
 							  size_t i);
+
+/* --- The migration daemon (cxltierd) -------------------------------------- */
+
+/*
+ * The module's migration daemon moves pages of global regions between the fast
+ * tier and the slow ones; its tunables, counters and heat histogram are files of
+ * daemon/ in the module's sysfs tree, and each tier counts its own promotions and
+ * demotions (tiers/<region>/promoted_pages, demoted_pages).  A reading takes all
+ * of them at one moment, so that two readings give rates.  Tunables and counters
+ * are named after their files ("period_ms", "promoted_pages"); the documented ones
+ * come first, in the order Documentation/ABI/testing/sysfs-kernel-cxltier lists
+ * them, then any others the module has, by name.
+ */
+struct cxltier_daemon;
+
+/* Heat histogram: buckets of pages by heat (0-65535), each this wide. */
+#define CXLTIER_HEAT_BUCKETS 16
+#define CXLTIER_HEAT_BUCKET_SPAN 4096
+
+/*
+ * Read daemon/ and the tiers' counters now.  0, or a negative errno with the
+ * reason in @ctx: -ENOENT the module is not loaded; -EOPNOTSUPP the module has no
+ * migration daemon (no daemon/); -EBADMSG a file is missing or malformed; the
+ * errno of a failed read.  Free the reading with cxltier_daemon_free().
+ */
+int cxltier_daemon_read(struct cxltier_ctx *ctx, struct cxltier_daemon **daemon);
+void cxltier_daemon_free(struct cxltier_daemon *daemon);
+
+/* When the reading was taken: CLOCK_MONOTONIC, nanoseconds. */
+uint64_t cxltier_daemon_get_time_ns(const struct cxltier_daemon *daemon);
+
+/* Tunables: the number, entry @i (-ERANGE past the end), and one by name (-ENOENT). */
+size_t cxltier_daemon_get_nr_tunables(const struct cxltier_daemon *daemon);
+int cxltier_daemon_get_tunable_at(const struct cxltier_daemon *daemon, size_t i,
+				  const char **name, uint64_t *value);
+int cxltier_daemon_get_tunable(const struct cxltier_daemon *daemon, const char *name,
+			       uint64_t *value);
+
+/* Counters since the module was loaded (daemon/stats/), likewise. */
+size_t cxltier_daemon_get_nr_counters(const struct cxltier_daemon *daemon);
+int cxltier_daemon_get_counter_at(const struct cxltier_daemon *daemon, size_t i,
+				  const char **name, uint64_t *value);
+int cxltier_daemon_get_counter(const struct cxltier_daemon *daemon, const char *name,
+			       uint64_t *value);
+
+/*
+ * The heat histogram of tier @tier ("fast" or "slow") at the daemon's last period:
+ * CXLTIER_HEAT_BUCKETS page counts, bucket k holding heats k * SPAN to
+ * (k + 1) * SPAN - 1.  NULL when the module reports no such tier.
+ */
+const uint64_t *cxltier_daemon_get_heat(const struct cxltier_daemon *daemon, const char *tier);
+
+/*
+ * Per tier (in region number order): region pages moved off it to the fast tier
+ * (@promoted) and onto it (@demoted) since it was added.  -ERANGE past the end.
+ */
+size_t cxltier_daemon_get_nr_tiers(const struct cxltier_daemon *daemon);
+int cxltier_daemon_get_tier(const struct cxltier_daemon *daemon, size_t i, const char **name,
+			    uint64_t *promoted, uint64_t *demoted);
+
+/*
+ * Set @n tunables (needs root).  Every name and value is checked before anything is
+ * written: the name must be a tunable the module has, the value within its
+ * documented range (cxltier_daemon_tunable_range()), and wmark_low_mb <=
+ * wmark_high_mb <= the module parameter fast_budget_mb once all are applied.  The
+ * writes go in an order that keeps the watermarks ordered at every step; if the
+ * module refuses one, the tunables already written get their old values back.
+ * 0, or a negative errno with the reason (naming the tunable and value) in @ctx:
+ *   -EINVAL   unknown or repeated name, value out of range (nothing written), or
+ *             the module refused a value (the earlier ones were restored)
+ *   -EACCES, -EPERM  needs root;  -EOPNOTSUPP  no migration daemon;
+ *   -ENOENT   the module is not loaded
+ */
+int cxltier_daemon_set_tunables(struct cxltier_ctx *ctx, size_t n, const char *const *names,
+				const uint64_t *values);
+
+/*
+ * The documented range of tunable @name, inclusive; -ENOENT for a name this library
+ * does not know (the module checks those itself).  The watermarks' upper bound
+ * is the module's fast budget, not known here: UINT64_MAX.  Pure, thread-safe.
+ */
+int cxltier_daemon_tunable_range(const char *name, uint64_t *min, uint64_t *max);
 
 /* --- Global handles ------------------------------------------------------- */
 

@@ -174,6 +174,32 @@ inline alloc_ptr make_alloc(cxltier_region *region, std::uint64_t offset, std::u
 	return alloc_ptr(raw);
 }
 
+// --- The migration daemon ------------------------------------------------------
+
+struct daemon_free {
+	void operator()(cxltier_daemon *d) const noexcept { cxltier_daemon_free(d); }
+};
+
+// Owns one reading of the daemon's files.
+using daemon_ptr = std::unique_ptr<cxltier_daemon, daemon_free>;
+
+// cxltier_daemon_read() into an owning pointer: null on failure, with the negative
+// errno in @err and the reason in cxltier_get_last_error(ctx).
+inline daemon_ptr read_daemon(cxltier_ctx *ctx, int &err) noexcept
+{
+	cxltier_daemon *raw = nullptr;
+	err = cxltier_daemon_read(ctx, &raw);
+	return daemon_ptr(raw);
+}
+
+// The heat histogram of @tier ("fast", "slow") as a span; empty when there is none.
+inline std::span<const std::uint64_t> heat_of(const cxltier_daemon *d, const char *tier) noexcept
+{
+	const std::uint64_t *b = cxltier_daemon_get_heat(d, tier);
+	return b ? std::span<const std::uint64_t>(b, CXLTIER_HEAT_BUCKETS)
+		 : std::span<const std::uint64_t>();
+}
+
 // The object a handle names, in this process (mapping its region if needed).
 template <class T> T *resolve(cxltier_ctx *ctx, std::uint64_t handle, int &err) noexcept
 {

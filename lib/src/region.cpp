@@ -37,22 +37,6 @@ namespace {
 constexpr const char *policy_names[] = {"fast-first", "slow-only", "interleave", "pinned-fast"};
 constexpr int max_node = CXLTIER_NODE_WORDS * 64 - 1;
 
-// No exception may cross the C ABI; what can throw here is allocation.
-template <class F> int guarded(cxltier_ctx *ctx, F &&f) noexcept
-{
-	try {
-		return f();
-	} catch (const std::bad_alloc &) {
-		try {
-			ctx->last_error = "out of memory";
-		} catch (...) {
-		}
-		return -ENOMEM;
-	} catch (...) {
-		return -EIO;
-	}
-}
-
 std::string dev_path()
 {
 	const char *env = std::getenv(CXLTIER_DEV_ENV);
@@ -305,6 +289,15 @@ int stat_into(cxltier_ctx *ctx, int fd, const char *name, cxltier_region_info **
 	info->fenced = st.fenced;
 	info->maps = st.nr_maps;
 	info->files = st.nr_files;
+	info->promoted = st.promoted;
+	info->demoted = st.demoted;
+	info->pingpong = st.pingpong;
+	info->skipped_pinned = st.skipped_pinned;
+	info->failed = st.failed;
+	info->moved_bytes = st.moved_bytes;
+	info->sampled = st.sampled;
+	info->accessed = st.accessed;
+	info->hinted = st.hinted;
 	for (int n = 0; n < CXLTIER_NODE_WORDS * 64; n++)
 		if (st.nodes[n / 64] & (1ULL << (n % 64)))
 			info->allowed.push_back(n);
@@ -329,7 +322,7 @@ CXLTIER_EXPORT int cxltier_region_create(cxltier_ctx *ctx, const char *name, uin
 {
 	if (!ctx)
 		return -EINVAL;
-	return guarded(ctx, [&] {
+	return guarded(ctx->last_error, [&] {
 		std::optional<error> bad = check_region_name(name);
 		if (!bad)
 			bad = check_region_size(size);
@@ -365,7 +358,7 @@ CXLTIER_EXPORT int cxltier_region_destroy(cxltier_ctx *ctx, const char *name)
 {
 	if (!ctx)
 		return -EINVAL;
-	return guarded(ctx, [&] {
+	return guarded(ctx->last_error, [&] {
 		if (auto bad = check_region_name(name))
 			return fail(ctx, std::move(*bad));
 		struct cxltier_destroy d = {};
@@ -382,7 +375,7 @@ CXLTIER_EXPORT int cxltier_region_set_policy(cxltier_ctx *ctx, const char *name,
 {
 	if (!ctx)
 		return -EINVAL;
-	return guarded(ctx, [&] {
+	return guarded(ctx->last_error, [&] {
 		std::optional<error> bad = check_region_name(name);
 		if (!bad)
 			bad = check_region_policy(policy);
@@ -406,7 +399,7 @@ CXLTIER_EXPORT int cxltier_region_open(cxltier_ctx *ctx, const char *name, int a
 	if (!ctx || !region)
 		return -EINVAL;
 	*region = nullptr;
-	return guarded(ctx, [&] {
+	return guarded(ctx->last_error, [&] {
 		if (auto bad = check_region_name(name))
 			return fail(ctx, std::move(*bad));
 		if (check_access(access))
@@ -428,7 +421,7 @@ CXLTIER_EXPORT int cxltier_region_open_id(cxltier_ctx *ctx, uint32_t id, int acc
 	if (!ctx || !region)
 		return -EINVAL;
 	*region = nullptr;
-	return guarded(ctx, [&] {
+	return guarded(ctx->last_error, [&] {
 		if (!id || id > CXLTIER_REGION_ID_MAX)
 			return fail(ctx, error{-EINVAL, "region id " + std::to_string(id) +
 								" is out of range (1-65535)"});
@@ -462,7 +455,7 @@ CXLTIER_EXPORT int cxltier_region_map(cxltier_region *region, void **addr)
 		*addr = region->addr;
 		return 0;
 	}
-	return guarded(region->ctx, [&] {
+	return guarded(region->ctx->last_error, [&] {
 		if (!(region->access & CXLTIER_REGION_READ))
 			return fail(region->ctx, error{-EACCES, "map " + quoted(region->name.c_str()) +
 									": opened write-only; a mapping needs read access"});
@@ -549,7 +542,7 @@ CXLTIER_EXPORT int cxltier_region_stat(cxltier_ctx *ctx, const char *name,
 	if (!ctx || !info)
 		return -EINVAL;
 	*info = nullptr;
-	return guarded(ctx, [&] {
+	return guarded(ctx->last_error, [&] {
 		if (auto bad = check_region_name(name))
 			return fail(ctx, std::move(*bad));
 		return stat_into(ctx, -1, name, info);
@@ -561,7 +554,8 @@ CXLTIER_EXPORT int cxltier_region_stat_open(cxltier_region *region, cxltier_regi
 	if (!region || !info)
 		return -EINVAL;
 	*info = nullptr;
-	return guarded(region->ctx, [&] { return stat_into(region->ctx, region->fd, nullptr, info); });
+	return guarded(region->ctx->last_error,
+		       [&] { return stat_into(region->ctx, region->fd, nullptr, info); });
 }
 
 CXLTIER_EXPORT void cxltier_region_info_free(cxltier_region_info *info)
@@ -634,6 +628,51 @@ CXLTIER_EXPORT unsigned int cxltier_region_info_get_files(const cxltier_region_i
 	return info->files;
 }
 
+CXLTIER_EXPORT uint64_t cxltier_region_info_get_promoted(const cxltier_region_info *info)
+{
+	return info->promoted;
+}
+
+CXLTIER_EXPORT uint64_t cxltier_region_info_get_demoted(const cxltier_region_info *info)
+{
+	return info->demoted;
+}
+
+CXLTIER_EXPORT uint64_t cxltier_region_info_get_pingpong(const cxltier_region_info *info)
+{
+	return info->pingpong;
+}
+
+CXLTIER_EXPORT uint64_t cxltier_region_info_get_skipped_pinned(const cxltier_region_info *info)
+{
+	return info->skipped_pinned;
+}
+
+CXLTIER_EXPORT uint64_t cxltier_region_info_get_failed(const cxltier_region_info *info)
+{
+	return info->failed;
+}
+
+CXLTIER_EXPORT uint64_t cxltier_region_info_get_moved_bytes(const cxltier_region_info *info)
+{
+	return info->moved_bytes;
+}
+
+CXLTIER_EXPORT uint64_t cxltier_region_info_get_sampled(const cxltier_region_info *info)
+{
+	return info->sampled;
+}
+
+CXLTIER_EXPORT uint64_t cxltier_region_info_get_accessed(const cxltier_region_info *info)
+{
+	return info->accessed;
+}
+
+CXLTIER_EXPORT uint64_t cxltier_region_info_get_hinted(const cxltier_region_info *info)
+{
+	return info->hinted;
+}
+
 CXLTIER_EXPORT const int *cxltier_region_info_get_allowed_nodes(const cxltier_region_info *info,
 								size_t *count)
 {
@@ -681,7 +720,7 @@ CXLTIER_EXPORT int cxltier_region_list_new(cxltier_ctx *ctx, cxltier_region_list
 	if (!ctx || !list)
 		return -EINVAL;
 	*list = nullptr;
-	return guarded(ctx, [&] {
+	return guarded(ctx->last_error, [&] {
 		std::vector<cxltier_list_entry> entries(16);
 		struct cxltier_list l;
 

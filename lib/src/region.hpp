@@ -4,7 +4,9 @@
 // regions that handles resolve through.
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
+#include <new>
 #include <optional>
 #include <string>
 #include <utility>
@@ -39,6 +41,17 @@ struct cxltier_region_info {
 	std::uint64_t fenced;
 	unsigned int maps;
 	unsigned int files;
+	// Migration counters since the region was created (zero from a module
+	// without the migration daemon, which leaves them unwritten).
+	std::uint64_t promoted;
+	std::uint64_t demoted;
+	std::uint64_t pingpong;
+	std::uint64_t skipped_pinned;
+	std::uint64_t failed;
+	std::uint64_t moved_bytes;
+	std::uint64_t sampled;
+	std::uint64_t accessed;
+	std::uint64_t hinted;
 	std::vector<int> allowed;
 	std::vector<std::pair<int, std::uint64_t>> nodes;
 	std::vector<std::pair<std::string, std::uint64_t>> blades;
@@ -55,6 +68,23 @@ struct cxltier_region_list {
 };
 
 namespace cxltier::internal {
+
+// No exception may cross the C ABI; what can throw here is allocation.  Runs @f,
+// which returns 0 or -errno, with @reason (a context's last_error) set on failure.
+template <class F> int guarded(std::string &reason, F &&f) noexcept
+{
+	try {
+		return f();
+	} catch (const std::bad_alloc &) {
+		try {
+			reason = "out of memory";
+		} catch (...) {
+		}
+		return -ENOMEM;
+	} catch (...) {
+		return -EIO;
+	}
+}
 
 // Checks of the C ABI's arguments, each naming the value at fault.
 std::optional<error> check_region_name(const char *name);

@@ -56,6 +56,8 @@ static void cleanup(void)
 static int run(void)
 {
 	struct cxltier_ctx *ctx = NULL;
+	struct cxltier_daemon *daemon = NULL;
+	enum cxltier_region_hint hint;
 	struct cxltier_blade *blade;
 	struct cxltier_cxl_region *region;
 	const char *const *regions;
@@ -92,6 +94,9 @@ static int run(void)
 	CHECK(nblades == 1);
 	for_each_cxltier_cxl_region(ctx, region)
 		CHECK(!"no CXL regions expected");
+	/* A module without the migration daemon; hint names need no module. */
+	CHECK(cxltier_daemon_read(ctx, &daemon) == -EOPNOTSUPP && daemon == NULL);
+	CHECK(cxltier_region_hint_from_name("pin", &hint) == 0 && hint == CXLTIER_REGION_HINT_PIN);
 	cxltier_unref(ctx);
 
 	cleanup();

@@ -36,6 +36,9 @@ void add_list_command(CLI::App &app, action &run);
 void add_blade_command(CLI::App &app, action &run);
 void add_cxl_region_command(CLI::App &app, action &run);
 void add_region_command(CLI::App &app, action &run);
+void add_stats_command(CLI::App &app, action &run);
+void add_top_command(CLI::App &app, action &run);
+void add_daemon_command(CLI::App &app, action &run);
 
 // ctx.cpp: a library context, or fatal with the library's reason.
 cxltier::ctx_ptr open_ctx();
@@ -51,6 +54,9 @@ void print_cxl_regions(cxltier_ctx *ctx);
 json list_document(cxltier_ctx *ctx);
 void print_json(const json &doc);
 std::string human_size(std::uint64_t bytes); // "256 MiB", "1.5 GiB"
+std::uint64_t page_bytes(std::uint64_t pages); // bytes of @pages pages
+// The library's reason for the failure @rc on @ctx (its errno text when none).
+std::string library_error(cxltier_ctx *ctx, int rc);
 // @words joined by @sep; @empty when there are none.
 std::string join(std::span<const char *const> words, const char *sep, const char *empty);
 json names_json(std::span<const char *const> names);
@@ -64,6 +70,9 @@ public:
 	};
 	explicit table(std::vector<column> columns) : columns_(std::move(columns)) {}
 	void add(std::vector<std::string> row);
+	std::size_t size() const { return rows_.size(); }
+	// The header and the rows, without newlines.
+	std::vector<std::string> lines() const;
 	void print() const;
 
 private:

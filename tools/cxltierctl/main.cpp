@@ -20,6 +20,9 @@ constexpr void (*commands[])(CLI::App &, action &) = {
 	add_cxl_region_command,
 	add_tier_command,
 	add_region_command,
+	add_stats_command,
+	add_top_command,
+	add_daemon_command,
 };
 
 constexpr int exit_failure = 1;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <algorithm>
 #include <array>
+#include <unistd.h>
 
 #include <fmt/core.h>
 
@@ -37,6 +38,17 @@ std::string human_size(std::uint64_t bytes)
 	return fmt::format("{:.1f} {}", v, units[u]);
 }
 
+std::uint64_t page_bytes(std::uint64_t pages)
+{
+	return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+std::string library_error(cxltier_ctx *ctx, int rc)
+{
+	std::string why = cxltier_get_last_error(ctx);
+	return why.empty() ? cxltier_strerror(rc) : why;
+}
+
 std::string join(std::span<const char *const> words, const char *sep, const char *empty)
 {
 	if (words.empty())
@@ -61,7 +73,7 @@ void table::add(std::vector<std::string> row)
 	rows_.push_back(std::move(row));
 }
 
-void table::print() const
+std::vector<std::string> table::lines() const
 {
 	std::vector<std::size_t> width(columns_.size());
 	for (std::size_t c = 0; c < columns_.size(); c++) {
@@ -69,25 +81,35 @@ void table::print() const
 		for (const auto &row : rows_)
 			width[c] = std::max(width[c], row[c].size());
 	}
+	std::vector<std::string> out;
 	auto line = [&](auto &&cell) {
-		std::string out;
+		std::string text;
 		for (std::size_t c = 0; c < columns_.size(); c++) {
-			const std::string &text = cell(c);
+			const std::string &cell_text = cell(c);
 			bool last = c + 1 == columns_.size();
 			if (c > 0)
-				out += "  ";
+				text += "  ";
 			if (columns_[c].right)
-				out += fmt::format("{:>{}}", text, width[c]);
-			else if (last) // no trailing blanks
-				out += text;
+				text += fmt::format("{:>{}}", cell_text, width[c]);
+			else if (last)
+				text += cell_text;
 			else
-				out += fmt::format("{:<{}}", text, width[c]);
+				text += fmt::format("{:<{}}", cell_text, width[c]);
 		}
-		fmt::print("{}\n", out);
+		while (!text.empty() && text.back() == ' ') // an empty last cell
+			text.pop_back();
+		out.push_back(std::move(text));
 	};
 	line([&](std::size_t c) -> const std::string & { return columns_[c].header; });
 	for (const auto &row : rows_)
 		line([&](std::size_t c) -> const std::string & { return row[c]; });
+	return out;
+}
+
+void table::print() const
+{
+	for (const auto &l : lines())
+		fmt::print("{}\n", l);
 }
 
 } // namespace cxltierctl

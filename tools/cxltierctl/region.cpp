@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // cxltierctl region ...: global regions, the named memory the module places on the
 // tiers itself (/dev/cxltier): create, destroy, set the policy, list, stat, and touch
-// pages so that they are placed now.
+// pages so that they are placed now, and hint ranges to the migration daemon.
 #include <charconv>
 #include <cstdint>
 #include <memory>
@@ -14,6 +14,7 @@
 #include <fmt/core.h>
 
 #include "cxltierctl.hpp"
+#include "sample.hpp"
 
 namespace cxltierctl {
 
@@ -33,16 +34,16 @@ struct touch_options {
 	std::uint64_t length = 0;
 };
 
-// Bytes of @pages pages.
-std::uint64_t page_bytes(std::uint64_t pages)
-{
-	return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-}
+struct hint_options {
+	std::string name;
+	std::uint64_t offset = 0;
+	std::uint64_t length = 0; // 0: to the end
+	std::string hint;
+};
 
 std::string reason(cxltier_ctx *ctx, int rc)
 {
-	std::string why = cxltier_get_last_error(ctx);
-	return why.empty() ? cxltier_strerror(rc) : why;
+	return library_error(ctx, rc);
 }
 
 // "1,3-5" into node ids; an error message when it is not such a list.
@@ -149,7 +150,7 @@ json region_json(const cxltier_region_info *i)
 		cxltier_region_info_get_blade(i, k, &name, &pages);
 		blades.push_back({{"blade", name}, {"pages", pages}});
 	}
-	return {
+	json out = {
 		{"name", cxltier_region_info_get_name(i)},
 		{"id", cxltier_region_info_get_id(i)},
 		{"size", cxltier_region_info_get_size(i)},
@@ -167,6 +168,8 @@ json region_json(const cxltier_region_info *i)
 		{"nodes", nodes},
 		{"blades", blades},
 	};
+	out.update(migration_json(counters_of(i)));
+	return out;
 }
 
 void region_create(const create_options &o)
@@ -308,6 +311,11 @@ void region_stat(const std::string &name, bool json_out)
 	fmt::print("  users     {} mappings, {} open files{}\n", cxltier_region_info_get_maps(i),
 		   cxltier_region_info_get_files(i),
 		   cxltier_region_info_is_destroyed(i) ? "; destroyed, freed when they go" : "");
+	region_counters c = counters_of(i);
+	fmt::print("  moved     {} promoted, {} demoted, {} ping-pong, {} copied\n", c.promoted,
+		   c.demoted, c.pingpong, human_size(c.moved_bytes));
+	fmt::print("  not moved {} pinned, {} failed; {} pages hinted\n", c.skipped_pinned, c.failed,
+		   c.hinted);
 	if (!resident)
 		return;
 	fmt::print("\n");
@@ -355,6 +363,54 @@ void region_touch(const touch_options &o)
 	for (std::uint64_t off = o.offset - o.offset % page; off < end; off += page, pages++)
 		(void)p[off];
 	fmt::print("Touched {} pages of region {}.\n", pages, o.name);
+}
+
+void region_hint(const hint_options &o)
+{
+	auto ctx = open_ctx();
+	cxltier_region_hint hint;
+	cxltier_region_hint_from_name(o.hint.c_str(), &hint); // checked at parse time
+	int rc = 0;
+	auto region = cxltier::open_region(ctx.get(), o.name.c_str(), CXLTIER_REGION_RDWR, rc);
+	if (!region) {
+		std::string why = reason(ctx.get(), rc);
+		if (rc == -EACCES)
+			why += " (a hint needs write access)";
+		throw fatal(why);
+	}
+	std::uint64_t size = cxltier_region_get_size(region.get());
+	if (o.offset >= size)
+		throw fatal(fmt::format("offset {} is past the end of region {} ({})", o.offset, o.name,
+					human_size(size)));
+	std::uint64_t length = o.length ? o.length : size - o.offset;
+	rc = cxltier_region_set_hint(region.get(), o.offset, length, hint);
+	if (rc)
+		throw fatal(reason(ctx.get(), rc));
+	std::uint64_t page = page_bytes(1);
+	fmt::print("Region {}: pages {}-{} ({}) hinted {}.\n", o.name, o.offset / page,
+		   (o.offset + length) / page - 1, human_size(length), o.hint);
+}
+
+// Parse-time checks of hint arguments (after the size suffix was applied).
+std::string check_hint_word(const std::string &s)
+{
+	cxltier_region_hint h;
+	return cxltier_region_hint_from_name(s.c_str(), &h)
+		       ? fmt::format("'{}' is not a hint (hot, cold, pin or none)", s)
+		       : "";
+}
+
+std::string check_page_multiple(const std::string &s, bool nonzero)
+{
+	std::uint64_t v = 0;
+	auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+	if (r.ec != std::errc() || r.ptr != s.data() + s.size())
+		return fmt::format("'{}' is not a size", s);
+	std::uint64_t page = page_bytes(1);
+	if (v % page || (nonzero && !v))
+		return fmt::format("{} is not a{} multiple of the page size ({})", v,
+				   nonzero ? " nonzero" : "", page);
+	return "";
 }
 
 } // namespace
@@ -421,6 +477,26 @@ void add_region_command(CLI::App &app, action &run)
 	touch->add_option("--length", to->length, "Bytes (default: to the end)")
 		->transform(CLI::AsSizeValue(false));
 	touch->callback([&run, to] { run = [to] { region_touch(*to); }; });
+
+	auto *hint = noun->add_subcommand(
+		"hint", "Tell the migration daemon about a range: hot, cold, pin or none");
+	auto ho = std::make_shared<hint_options>();
+	hint->add_option("NAME", ho->name, "Region name")->required();
+	hint->add_option("HINT", ho->hint,
+			 "hot (to DRAM first, never demoted), cold (to CXL first, never promoted), "
+			 "pin (never moved) or none (forget hints)")
+		->required()
+		->check(CLI::Validator(check_hint_word, "HINT", "hint"));
+	hint->add_option("--offset", ho->offset, "First byte, a multiple of the page size (default 0)")
+		->transform(CLI::AsSizeValue(false))
+		->check(CLI::Validator([](const std::string &s) { return check_page_multiple(s, false); },
+				       "OFFSET", "page multiple"));
+	hint->add_option("--length", ho->length,
+			 "Bytes, a multiple of the page size (default: to the end)")
+		->transform(CLI::AsSizeValue(false))
+		->check(CLI::Validator([](const std::string &s) { return check_page_multiple(s, true); },
+				       "LENGTH", "page multiple"));
+	hint->callback([&run, ho] { run = [ho] { region_hint(*ho); }; });
 }
 
 } // namespace cxltierctl

@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A fake cxltier module for host tests, where a fake sysfs tree cannot act like
+ * the module: an ioctl() that answers the region commands of /dev/cxltier from a
+ * text file, and a write() that refuses values in the fake tree the way the
+ * module's store methods would.  The library and cxltierctl then run their real
+ * code paths (open, stat, list, hint, page nodes, setting tunables).
+ *
+ * Linked into a test program, its ioctl() and write() interpose on libc's for
+ * libcxltier.so; built as a shared object, it is LD_PRELOADed into cxltierctl.
+ * Every other file descriptor goes to the real functions.
+ *
+ * The device is the regular file CXLTIER_DEV names; its directory holds:
+ *   regions   one region per line:
+ *             <id> <name> <length> <policy> <mode> <access> [key=value ...]
+ *             access is what OPEN grants: "rw", "r" or "-" (EACCES).  Keys:
+ *             resident fast fenced promoted demoted pingpong skipped_pinned
+ *             failed moved_bytes sampled accessed hinted (numbers),
+ *             nodes=N:P,N:P (resident pages per node), pages=N,N,... (node of
+ *             each page from the first; later pages are CXLTIER_PAGE_NONE) and
+ *             hint_errno=E (HINT fails with E, as the module would).
+ *   hints     HINT appends "<name> <offset> <length> <hint>" per call.
+ *   region.<id>.<r|w>  made by OPEN; the region file descriptors point at them.
+ * The file is read at every call, so a test may change it between calls.
+ *
+ * Writes: under the CXLTIER_SYSFS tree, a write to the file CXLTIER_FAKE_REFUSE
+ * names fails with EINVAL, and so does one to daemon/wmark_low_mb or
+ * daemon/wmark_high_mb that would put the low watermark above the high one.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/cxltier.h>
+
+#define FAKE_PAGE 4096u
+#define FAKE_MAX_NODES 8
+#define FAKE_MAX_PAGES 64
+
+struct fake_region {
+	unsigned int id;
+	char name[CXLTIER_NAME_MAX];
+	unsigned long long length;
+	unsigned int policy;
+	unsigned int mode;
+	char access[4];
+	unsigned long long resident, fast, fenced;
+	unsigned long long promoted, demoted, pingpong, skipped_pinned, failed;
+	unsigned long long moved_bytes, sampled, accessed, hinted;
+	unsigned int nr_nodes;
+	unsigned int node[FAKE_MAX_NODES];
+	unsigned long long node_pages[FAKE_MAX_NODES];
+	unsigned int nr_pages;
+	int pages[FAKE_MAX_PAGES];
+	int hint_errno;
+};
+
+static int real_ioctl(int fd, unsigned long req, void *arg)
+{
+	static int (*real)(int, unsigned long, ...);
+
+	if (!real)
+		real = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
+	return real(fd, req, arg);
+}
+
+static ssize_t real_write(int fd, const void *buf, size_t n)
+{
+	static ssize_t (*real)(int, const void *, size_t);
+
+	if (!real)
+		real = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+	return real(fd, buf, n);
+}
+
+static int fail(int e)
+{
+	errno = e;
+	return -1;
+}
+
+/* The path @fd is open on, in @path; 0 or -1. */
+static int fd_path(int fd, char *path, size_t size)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, size - 1);
+	if (n < 0)
+		return -1;
+	path[n] = '\0';
+	return 0;
+}
+
+/* The device's canonical path in @dev and its directory in @dir; NULL when no fake. */
+static const char *fake_dir(char *dev, char *dir)
+{
+	const char *env = getenv("CXLTIER_DEV");
+	char *slash;
+
+	if (!env || !realpath(env, dev))
+		return NULL;
+	strcpy(dir, dev);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	return dir;
+}
+
+static void parse_list(const char *p, unsigned int max, unsigned int *count,
+		       void (*put)(struct fake_region *, unsigned int, const char *, char **),
+		       struct fake_region *r)
+{
+	while (*p && *count < max) {
+		char *end;
+
+		put(r, *count, p, &end);
+		if (end == p)
+			return;
+		(*count)++;
+		if (*end != ',')
+			return;
+		p = end + 1;
+	}
+}
+
+static void put_node(struct fake_region *r, unsigned int i, const char *p, char **end)
+{
+	r->node[i] = (unsigned int)strtoul(p, end, 10);
+	if (**end != ':') {
+		*end = (char *)p;
+		return;
+	}
+	r->node_pages[i] = strtoull(*end + 1, end, 10);
+}
+
+static void put_page(struct fake_region *r, unsigned int i, const char *p, char **end)
+{
+	r->pages[i] = (int)strtol(p, end, 10);
+}
+
+static void parse_key(struct fake_region *r, const char *key, const char *val)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} nums[] = {
+#define NUM(f) { #f, offsetof(struct fake_region, f) }
+		NUM(resident), NUM(fast), NUM(fenced), NUM(promoted), NUM(demoted),
+		NUM(pingpong), NUM(skipped_pinned), NUM(failed), NUM(moved_bytes),
+		NUM(sampled), NUM(accessed), NUM(hinted),
+#undef NUM
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		if (!strcmp(key, nums[i].name)) {
+			*(unsigned long long *)((char *)r + nums[i].off) = strtoull(val, NULL, 0);
+			return;
+		}
+	}
+	if (!strcmp(key, "hint_errno"))
+		r->hint_errno = atoi(val);
+	else if (!strcmp(key, "nodes"))
+		parse_list(val, FAKE_MAX_NODES, &r->nr_nodes, put_node, r);
+	else if (!strcmp(key, "pages"))
+		parse_list(val, FAKE_MAX_PAGES, &r->nr_pages, put_page, r);
+}
+
+/*
+ * Region @id (when nonzero) or @name from the regions file into @out: 0 or
+ * -ENOENT.  With @count, also the number of regions, and up to @room of them
+ * into @list.
+ */
+static int find_region(const char *dir, unsigned int id, const char *name, struct fake_region *out,
+		       unsigned int *count, struct cxltier_list_entry *list, unsigned int room)
+{
+	char path[PATH_MAX], line[1024];
+	unsigned int n = 0;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/regions", dir);
+	f = fopen(path, "re");
+	if (!f) {
+		if (count)
+			*count = 0;
+		return out ? -ENOENT : 0;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		struct fake_region r;
+		char *tok, *save = NULL;
+		int i;
+
+		memset(&r, 0, sizeof(r));
+		if (sscanf(line, "%u %63s %llu %u %o %3s", &r.id, r.name, &r.length, &r.policy,
+			   &r.mode, r.access) != 6)
+			continue;
+		/* Past the six fixed fields: key=value pairs. */
+		tok = strtok_r(line, " \t\n", &save);
+		for (i = 0; tok && i < 5; i++)
+			tok = strtok_r(NULL, " \t\n", &save);
+		while ((tok = strtok_r(NULL, " \t\n", &save))) {
+			char *eq = strchr(tok, '=');
+
+			if (eq) {
+				*eq = '\0';
+				parse_key(&r, tok, eq + 1);
+			}
+		}
+		if (list && n < room) {
+			list[n].id = r.id;
+			list[n].policy = r.policy;
+			list[n].length = r.length;
+			memcpy(list[n].name, r.name, sizeof(r.name));
+		}
+		n++;
+		if (out && !found && (id ? r.id == id : !strcmp(r.name, name))) {
+			*out = r;
+			found = 1;
+		}
+	}
+	fclose(f);
+	if (count)
+		*count = n;
+	return out && !found ? -ENOENT : 0;
+}
+
+static void fill_stat(const struct fake_region *r, struct cxltier_stat *st)
+{
+	struct cxltier_node_pages *np = (struct cxltier_node_pages *)(uintptr_t)st->node_pages;
+	unsigned int i;
+
+	st->id = r->id;
+	memcpy(st->name, r->name, sizeof(st->name));
+	st->length = r->length;
+	st->policy = r->policy;
+	st->mode = r->mode;
+	st->uid = getuid();
+	st->gid = getgid();
+	st->resident = r->resident;
+	st->fast = r->fast;
+	st->fenced = r->fenced;
+	for (i = 0; i < r->nr_nodes && i < st->node_count; i++) {
+		np[i].node = r->node[i];
+		np[i].reserved = 0;
+		np[i].pages = r->node_pages[i];
+	}
+	st->node_count = r->nr_nodes;
+	st->blade_count = 0;
+	st->promoted = r->promoted;
+	st->demoted = r->demoted;
+	st->pingpong = r->pingpong;
+	st->skipped_pinned = r->skipped_pinned;
+	st->failed = r->failed;
+	st->moved_bytes = r->moved_bytes;
+	st->sampled = r->sampled;
+	st->accessed = r->accessed;
+	st->hinted = r->hinted;
+}
+
+/* Every struct starts with @size, which must match the command's. */
+static int size_ok(unsigned long req, const void *arg)
+{
+	return *(const __u32 *)arg == _IOC_SIZE(req);
+}
+
+static int dev_ioctl(const char *dir, unsigned long req, void *arg)
+{
+	struct fake_region r;
+	int rc;
+
+	if (req == CXLTIER_IOC_VERSION)
+		return CXLTIER_ABI_VERSION;
+	if (!arg || !size_ok(req, arg))
+		return fail(EINVAL);
+	if (req == CXLTIER_IOC_LIST) {
+		struct cxltier_list *l = arg;
+		unsigned int n;
+
+		find_region(dir, 0, NULL, NULL, &n,
+			    (struct cxltier_list_entry *)(uintptr_t)l->entries, l->count);
+		l->count = n;
+		return 0;
+	}
+	if (req == CXLTIER_IOC_STAT) {
+		struct cxltier_stat *st = arg;
+
+		rc = find_region(dir, st->flags & CXLTIER_BY_ID ? st->id : 0, st->name, &r, NULL,
+				 NULL, 0);
+		if (rc)
+			return fail(-rc);
+		fill_stat(&r, st);
+		return 0;
+	}
+	if (req == CXLTIER_IOC_OPEN) {
+		struct cxltier_open *o = arg;
+		int want_write = !!(o->flags & CXLTIER_OPEN_WRITE);
+		char path[PATH_MAX];
+
+		rc = find_region(dir, o->flags & CXLTIER_BY_ID ? o->id : 0, o->name, &r, NULL,
+				 NULL, 0);
+		if (rc)
+			return fail(-rc);
+		if (!strcmp(r.access, "-") || (want_write && strcmp(r.access, "rw")))
+			return fail(EACCES);
+		snprintf(path, sizeof(path), "%s/region.%u.%c", dir, r.id, want_write ? 'w' : 'r');
+		o->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (o->fd < 0)
+			return -1;
+		o->id = r.id;
+		o->length = r.length;
+		memcpy(o->name, r.name, sizeof(o->name));
+		return 0;
+	}
+	return fail(ENOTTY);
+}
+
+static int region_ioctl(const char *dir, unsigned int id, int writable, unsigned long req,
+			void *arg)
+{
+	struct fake_region r;
+
+	if (!arg || !size_ok(req, arg))
+		return fail(EINVAL);
+	if (find_region(dir, id, NULL, &r, NULL, NULL, 0))
+		return fail(ENOENT);
+	if (req == CXLTIER_IOC_STAT) {
+		fill_stat(&r, arg);
+		return 0;
+	}
+	if (req == CXLTIER_IOC_HINT) {
+		struct cxltier_hint *h = arg;
+		char path[PATH_MAX];
+		FILE *f;
+
+		if (h->flags || h->id || h->name[0] || h->reserved[0] || h->reserved[1] ||
+		    h->hint > CXLTIER_HINT_MAX || h->offset % FAKE_PAGE || !h->length ||
+		    h->length % FAKE_PAGE || h->offset >= r.length ||
+		    h->length > r.length - h->offset)
+			return fail(EINVAL);
+		if (!writable)
+			return fail(EBADF);
+		if (r.hint_errno)
+			return fail(r.hint_errno);
+		snprintf(path, sizeof(path), "%s/hints", dir);
+		f = fopen(path, "ae");
+		if (!f)
+			return -1;
+		fprintf(f, "%s %llu %llu %u\n", r.name, (unsigned long long)h->offset,
+			(unsigned long long)h->length, h->hint);
+		fclose(f);
+		return 0;
+	}
+	if (req == CXLTIER_IOC_PAGES) {
+		struct cxltier_pages *p = arg;
+		__s32 *nodes = (__s32 *)(uintptr_t)p->nodes;
+		unsigned long long first = p->offset / FAKE_PAGE, total = r.length / FAKE_PAGE;
+		unsigned int i;
+
+		if (p->flags || p->id || p->name[0] || p->reserved0 || p->reserved1 ||
+		    p->offset % FAKE_PAGE || p->offset >= r.length || !p->count ||
+		    p->count > CXLTIER_PAGES_MAX)
+			return fail(EINVAL);
+		if (p->count > total - first)
+			p->count = (__u32)(total - first);
+		for (i = 0; i < p->count; i++)
+			nodes[i] = first + i < r.nr_pages ? r.pages[first + i] : CXLTIER_PAGE_NONE;
+		return 0;
+	}
+	return fail(ENOTTY);
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	char dev[PATH_MAX], dir[PATH_MAX], path[PATH_MAX], prefix[PATH_MAX + 16];
+	void *arg;
+	va_list ap;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+
+	if (fd_path(fd, path, sizeof(path)) || !fake_dir(dev, dir))
+		return real_ioctl(fd, req, arg);
+	if (!strcmp(path, dev))
+		return dev_ioctl(dir, req, arg);
+	snprintf(prefix, sizeof(prefix), "%s/region.", dir);
+	if (!strncmp(path, prefix, strlen(prefix))) {
+		unsigned int id;
+		char mode;
+
+		if (sscanf(path + strlen(prefix), "%u.%c", &id, &mode) == 2)
+			return region_ioctl(dir, id, mode == 'w', req, arg);
+	}
+	return real_ioctl(fd, req, arg);
+}
+
+/* The number in file @dir/@name, or -1. */
+static long long read_number(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* Whether the module would refuse @buf written to @path (in the fake tree @root). */
+static int refused(const char *root, const char *path, const void *buf, size_t n)
+{
+	const char *refuse = getenv("CXLTIER_FAKE_REFUSE");
+	char want[PATH_MAX], daemon[PATH_MAX], text[32];
+	const char *name;
+	long long v;
+
+	if (refuse && realpath(refuse, want) && !strcmp(path, want))
+		return 1;
+	snprintf(daemon, sizeof(daemon), "%s/daemon/", root);
+	if (strncmp(path, daemon, strlen(daemon)))
+		return 0;
+	name = path + strlen(daemon);
+	snprintf(text, sizeof(text), "%.*s", (int)(n < sizeof(text) ? n : sizeof(text) - 1),
+		 (const char *)buf);
+	v = strtoll(text, NULL, 10);
+	daemon[strlen(daemon) - 1] = '\0';
+	/* (While a test builds the tree, the other watermark may not exist yet.) */
+	if (!strcmp(name, "wmark_low_mb"))
+		return read_number(daemon, "wmark_high_mb") >= 0 &&
+		       v > read_number(daemon, "wmark_high_mb");
+	if (!strcmp(name, "wmark_high_mb"))
+		return read_number(daemon, "wmark_low_mb") > v;
+	return 0;
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	const char *env = getenv("CXLTIER_SYSFS");
+	char root[PATH_MAX], path[PATH_MAX];
+
+	if (!env || !realpath(env, root) || fd_path(fd, path, sizeof(path)) ||
+	    strncmp(path, root, strlen(root)) || path[strlen(root)] != '/')
+		return real_write(fd, buf, n);
+	if (refused(root, path, buf, n))
+		return fail(EINVAL);
+	return real_write(fd, buf, n);
+}
