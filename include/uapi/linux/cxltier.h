@@ -228,7 +228,7 @@ struct cxltier_blade_pages {
  * @moved_bytes: (out) bytes copied by moves
  * @sampled: (out) page observations by the daemon (pages armed for sampling)
  * @accessed: (out) observations that found the page accessed
- * @hinted: (out) pages that have a hint (HOT, COLD or PIN) now
+ * @hinted: (out) pages that have a hint (HOT, COLD or PIN) now, allocated or not
  * @reserved2: must be zero
  */
 struct cxltier_stat {
