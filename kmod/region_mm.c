@@ -164,13 +164,15 @@ int cxlt_region_inode_alloc(struct cxlt_region *r)
 		return PTR_ERR(inode);
 	}
 	/*
-	 * For fstat(); no file type, so that ftruncate() is refused, and no setattr,
-	 * so that the region's mode and owner stay what access is checked against.
+	 * For fstat(), and what access is checked against: no setattr, so that the
+	 * size, mode and owner stay (ftruncate() and fchmod() are EPERM).  A regular
+	 * file, because the page cache's error path (generic_error_remove_folio())
+	 * drops a poisoned folio of regular files only.
 	 */
 	inode->i_private = r;
 	inode->i_uid = r->uid;
 	inode->i_gid = r->gid;
-	inode->i_mode = r->mode;
+	inode->i_mode = S_IFREG | r->mode;
 	inode->i_op = &cxlt_region_iops;
 	inode->i_mapping->a_ops = &cxlt_region_aops;
 	mapping_set_unevictable(inode->i_mapping);
