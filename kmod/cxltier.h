@@ -25,6 +25,7 @@
  *   migrate.c		moving region pages between the fast and slow tiers
  *   daemon.c		cxltierd, the migration daemon: sampling, the policy
  *			core, its tunables and counters (daemon/); trace.h
+ *   fence.c		fencing the region pages of a failed blade
  *   user.c		per-user charges of global regions
  *   policy/		the placement policy core, plain C that calls nothing
  *
@@ -32,16 +33,17 @@
  * includes B's header:
  *
  *   main -> sysfs, discover, tier, cdev, region, daemon, devattr
- *   sysfs -> discover, tier
- *   discover -> tier, cxlr, devattr
+ *   sysfs -> discover, tier, fence
+ *   discover -> tier, cxlr, devattr, fence
  *   tier -> cxlr, devattr (memblock)
  *   cxlr -> devattr
  *   memblock -> devattr
  *   cdev -> region, region_mm
  *   region -> region_mm, user
  *   region_mm -> tier, user
+ *   fence -> region, region_mm, tier
  *   daemon -> region, region_mm, migrate, policy
- *   migrate -> region_mm, tier
+ *   migrate -> region_mm, tier, fence
  *
  * Every file includes this header.  region_types.h, the layout of struct
  * cxlt_region, is data that region.c, region_mm.c and cdev.c read; it declares no

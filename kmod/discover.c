@@ -34,6 +34,7 @@
 #include "cxlr.h"
 #include "devattr.h"
 #include "discover.h"
+#include "fence.h"
 #include "tier.h"
 
 /*
@@ -145,7 +146,11 @@ static ssize_t pci_dev_show(struct kobject *kobj, struct kobj_attribute *attr, c
 static ssize_t blade_state_show(struct kobject *kobj, struct kobj_attribute *attr,
 				char *buf)
 {
-	return sysfs_emit(buf, "%s\n", cxlt_blade_online(to_blade(kobj)) ? "online" : "offline");
+	struct cxlt_blade *blade = to_blade(kobj);
+
+	if (cxlt_blade_fenced(dev_name(blade->dev)))
+		return sysfs_emit(buf, "fenced\n");
+	return sysfs_emit(buf, "%s\n", cxlt_blade_online(blade) ? "online" : "offline");
 }
 
 /* The CXL regions that map part of the blade: names separated by spaces, newline. */

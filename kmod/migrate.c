@@ -44,6 +44,7 @@
 #include <linux/swap.h>
 
 #include "cxltier.h"
+#include "fence.h"
 #include "migrate.h"
 #include "region_mm.h"
 #include "region_types.h"
@@ -148,7 +149,8 @@ static struct folio *cxlt_move_lock(struct cxlt_region *r, struct cxlt_move *mv,
 		folio_put(folio);
 		return NULL;
 	}
-	if (cxlt_rp_hint(rp) == CXLTIER_HINT_PIN) {
+	/* PIN: stays.  On a fenced blade: its data is gone; the fencer takes it. */
+	if (cxlt_rp_hint(rp) == CXLTIER_HINT_PIN || cxlt_pfn_fenced(folio_pfn(folio))) {
 		folio_unlock(folio);
 		folio_put(folio);
 		return NULL;

@@ -5,7 +5,7 @@
  * The module's sysfs tree, documented in Documentation/ABI/testing/sysfs-kernel-cxltier:
  *
  *   /sys/kernel/cxltier/
- *     abi_version, rescan, tier_add, tier_remove
+ *     abi_version, rescan, tier_add, tier_remove, blade_fence
  *     blades/<memdev>/       serial ram_size pmem_size pci_dev state cxl_regions
  *     cxl_regions/<region>/  mode start size interleave_ways interleave_granularity
  *                            blades numa_node state
@@ -26,6 +26,7 @@
 
 #include "cxltier.h"
 #include "discover.h"
+#include "fence.h"
 #include "sysfs.h"
 #include "tier.h"
 
@@ -78,8 +79,8 @@ struct kobject *cxlt_sysfs_tiers_dir(void)
 }
 
 /*
- * "region0" or "region0 adistance=N": copy the name out of a write to tier_add or
- * tier_remove and parse the options (tier_remove takes none).
+ * "region0" or "region0 adistance=N": copy the name out of a write to tier_add,
+ * tier_remove or blade_fence ("mem0") and parse the options (only tier_add has any).
  */
 static int cxlt_parse_tier_cmd(const char *buf, char *name, size_t len, int *adist)
 {
@@ -92,7 +93,7 @@ static int cxlt_parse_tier_cmd(const char *buf, char *name, size_t len, int *adi
 	p = strim(copy);
 	tok = strsep(&p, " \t");
 	if (!tok || !*tok || strscpy(name, tok, len) < 0) {
-		pr_info("tier: expected a CXL region name such as region0\n");
+		pr_info("expected a name such as region0 or mem0\n");
 		return -EINVAL;
 	}
 	while (p && (tok = strsep(&p, " \t"))) {
@@ -118,6 +119,18 @@ static ssize_t tier_add_store(struct kobject *kobj, struct kobj_attribute *attr,
 	rc = cxlt_parse_tier_cmd(buf, name, sizeof(name), &adist);
 	if (!rc)
 		rc = cxlt_tier_add(name, adist);
+	return rc ? rc : count;
+}
+
+static ssize_t blade_fence_store(struct kobject *kobj, struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	char name[CXLT_NAME_LEN];
+	int rc;
+
+	rc = cxlt_parse_tier_cmd(buf, name, sizeof(name), NULL);
+	if (!rc)
+		rc = cxlt_fence_blade(name);
 	return rc ? rc : count;
 }
 
@@ -157,12 +170,14 @@ static ssize_t rescan_store(struct kobject *kobj, struct kobj_attribute *attr,
 static struct kobj_attribute root_attr_abi_version = __ATTR_RO(abi_version);
 static struct kobj_attribute root_attr_rescan = __ATTR_WO(rescan);
 static struct kobj_attribute root_attr_tier_add = __ATTR_WO(tier_add);
+static struct kobj_attribute root_attr_blade_fence = __ATTR_WO(blade_fence);
 static struct kobj_attribute root_attr_tier_remove = __ATTR_WO(tier_remove);
 
 static struct attribute *cxlt_root_attrs[] = {
 	&root_attr_abi_version.attr,
 	&root_attr_rescan.attr,
 	&root_attr_tier_add.attr,
+	&root_attr_blade_fence.attr,
 	&root_attr_tier_remove.attr,
 	NULL,
 };

@@ -75,6 +75,7 @@ enum cxlt_adist_source {
  * @blades: memdev names of the region's targets, in interleave position order
  * @removing: being removed: no new region page is placed on the tier's node;
  *	under cxlt_tiers.lookup_lock
+ * @fenced: one of its blades is fenced (fence.c): as @removing, for good
  * @promoted: region pages moved off the tier to the fast tier
  * @demoted: region pages moved onto the tier from the fast tier
  *
@@ -100,6 +101,7 @@ struct cxlt_tier {
 	u32 nr_blades;
 	char blades[CXLT_MAX_WAYS][CXLT_NAME_LEN];
 	bool removing;
+	bool fenced;
 	atomic64_t promoted;
 	atomic64_t demoted;
 };
@@ -631,7 +633,7 @@ int cxlt_tier_remove(const char *name)
 /**
  * cxlt_tier_nodes() - the NUMA nodes region pages may be placed on as slow pages
  * @nodes: filled in: the nodes of registered tiers, except a node one of whose
- *	tiers is being removed
+ *	tiers is being removed or has a fenced blade
  *
  * Context: any; takes a spinlock.
  */
@@ -644,13 +646,40 @@ void cxlt_tier_nodes(nodemask_t *nodes)
 	nodes_clear(going);
 	scoped_guard(spinlock, &cxlt_tiers.lookup_lock) {
 		list_for_each_entry(tier, &cxlt_tiers.list, node) {
-			if (tier->removing)
+			if (tier->removing || tier->fenced)
 				node_set(tier->nid, going);
 			else
 				node_set(tier->nid, *nodes);
 		}
 	}
 	nodes_andnot(*nodes, *nodes, going);
+}
+
+/**
+ * cxlt_tiers_fence_blade() - keep region pages off every tier with memory on a blade
+ * @blade: memdev name
+ *
+ * Context: any; takes a spinlock.
+ * Return: the number of tiers that have memory on @blade.
+ */
+int cxlt_tiers_fence_blade(const char *blade)
+{
+	struct cxlt_tier *tier;
+	int n = 0;
+	u32 i;
+
+	spin_lock(&cxlt_tiers.lookup_lock);
+	list_for_each_entry(tier, &cxlt_tiers.list, node) {
+		for (i = 0; i < tier->nr_blades; i++) {
+			if (!strcmp(tier->blades[i], blade)) {
+				tier->fenced = true;
+				n++;
+				break;
+			}
+		}
+	}
+	spin_unlock(&cxlt_tiers.lookup_lock);
+	return n;
 }
 
 /**
