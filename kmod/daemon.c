@@ -10,21 +10,23 @@
  *     the set of managed regions changed, lay them out again: region k's page p is
  *     policy page base_k + p, and the policy state (6 bytes per region page) is
  *     made anew; heat starts over.
- *  2. One pass over the page-table entries of the managed regions tells the policy
- *     what changed since the last period (pages that appeared, moved by the kernel,
- *     freed, hinted: the POLTIER and POLHINT bits remember what it was told) and
- *     harvests the sample: a page armed last period whose fault found it ARMED
- *     (ACCESSED) was used.  The same pass arms the next sample.
+ *  2. Arm a window of pages (all of them, or the next sample_mb when the regions
+ *     hold more), telling the policy on the way what changed since it last heard of
+ *     each (pages that appeared, moved by the kernel, hinted: the POLTIER and
+ *     POLHINT bits remember what it was told); let the workload run for the
+ *     observation window; harvest: a page whose fault found it ARMED was used.
  *  3. Sampling is by hinting faults, like NUMA balancing's: arming a page unmaps it
  *     (one unmap_mapping_pages() per region and period, one TLB flush per VMA), and
  *     the fault handler marks an armed page ACCESSED when it maps it again.  Why not
  *     accessed bits: the rmap walks that harvest them (folio_referenced(), idle
  *     page tracking) are not for modules, and without a TLB flush after clearing an
  *     accessed bit a page that stays in the TLB looks idle: under QEMU's TCG, whose
- *     software TLB is large, the hottest pages looked the coldest.  The cost is
- *     one minor fault per used armed page per period, so at most sample_mb of
- *     pages are armed per period; when the regions hold more, successive periods
- *     arm successive windows and the policy's period is one full turn.
+ *     software TLB is large, the hottest pages looked the coldest.  One bit per
+ *     window tells hot pages from warm ones only while most pages are not used in
+ *     every window, so the window adapts (10 ms up to the period) to keep about a
+ *     quarter of the armed pages used; a shorter window also means fewer faults.
+ *     When the regions hold more than sample_mb, successive periods arm successive
+ *     windows and the policy's period is one full turn.
  *  4. At the end of a policy period: end_period, select within the budget
  *     (budget_mbps times the time since the last selection), move demotions first,
  *     then promotions (migrate.c), and report every outcome to the policy.
@@ -75,6 +77,9 @@ MODULE_PARM_DESC(daemon_enable,
 /* Most pages moved per policy period in each direction (plan arrays). */
 #define CXLT_PLAN_MAX		(64UL << (20 - PAGE_SHIFT))
 #define CXLT_HEAT_BUCKETS	16
+/* The observation window: where it starts, and its floor (a TCG guest's tick). */
+#define CXLT_WINDOW_START_NS	(100 * NSEC_PER_MSEC)
+#define CXLT_WINDOW_MIN_NS	(10 * NSEC_PER_MSEC)
 
 /*
  * Tunables, in the units of their sysfs names.  Written under cxlt_tun_lock by
@@ -120,6 +125,7 @@ static struct {
 	atomic64_t managed_pages;
 	atomic64_t fast_pages;
 	atomic64_t metadata_bytes;
+	atomic64_t window_us;
 } cxlt_dstat;
 
 /* One managed region in the policy's page numbering. */
@@ -151,9 +157,8 @@ static struct {
 	u32 npages;
 	u64 gen;
 	u32 cursor;		/* next policy page to arm */
-	u32 prev_lo;		/* the window armed last period */
-	u32 prev_len;
 	bool wrapped;		/* this period's window reached the end */
+	u64 window_ns;		/* observation window: armed to harvested */
 	u32 period;		/* decision periods, never 0 after the first */
 	u64 last_select_ns;
 	u32 *promote;
@@ -319,9 +324,6 @@ static bool cxlt_layout(struct cxlt_region **snap, int n, u64 gen)
 	cxlt_d.nr_lay = k;
 	cxlt_d.npages = total;
 	cxlt_d.cursor = 0;
-	/* The first period visits everything: the new policy hears every page. */
-	cxlt_d.prev_lo = 0;
-	cxlt_d.prev_len = total;
 	return true;
 }
 
@@ -334,15 +336,13 @@ static u32 cxlt_rp_class(unsigned long bits)
 	return bits & CXLT_RP_FAST ? CXLT_TIER_FAST : CXLT_TIER_SLOW;
 }
 
-/* Is policy page @slot in the window [@lo, @lo + @len) of the circular page space? */
-static bool cxlt_in_window(u32 slot, u32 lo, u32 len, u32 npages)
-{
-	return len >= npages || (slot - lo + (u64)npages) % npages < len;
-}
-
-/* One entry: tell the policy what changed, harvest its sample, arm it if in the window. */
+/*
+ * One entry of the window.  Arming (@arm): tell the policy what changed since it last
+ * heard of the page, and arm it.  Harvesting: a page whose fault found it armed was
+ * used during the window.
+ */
 static void cxlt_sync_entry(struct cxlt_lay *l, struct cxlt_rpage *rp, unsigned long pg,
-			    u32 win_lo, u32 win_len, u64 *s, u64 *a)
+			    bool arm, u64 *s, u64 *a)
 {
 	unsigned long bits = READ_ONCE(rp->bits), set = 0, clear = 0;
 	struct cxlt_policy *pol = cxlt_d.pol;
@@ -351,6 +351,20 @@ static void cxlt_sync_entry(struct cxlt_lay *l, struct cxlt_rpage *rp, unsigned 
 	if (!bits)
 		return;
 	cls = cxlt_rp_class(bits);
+	if (!arm) {
+		if (!(bits & (CXLT_RP_ARMED | CXLT_RP_ACCESSED)))
+			return;
+		(*s)++;
+		if (bits & CXLT_RP_ACCESSED) {
+			(*a)++;
+			/* The policy heard of the page when it was armed. */
+			if (cls != CXLT_TIER_NONE &&
+			    cls == (bits & CXLT_RP_POLTIER_MASK) >> CXLT_RP_POLTIER_SHIFT)
+				cxlt_policy_record_access(pol, slot, 1);
+		}
+		cxlt_rp_update(rp, CXLT_RP_ARMED | CXLT_RP_ACCESSED, 0);
+		return;
+	}
 	if (cls != (bits & CXLT_RP_POLTIER_MASK) >> CXLT_RP_POLTIER_SHIFT) {
 		cxlt_policy_set_tier(pol, slot, cls);
 		clear |= CXLT_RP_POLTIER_MASK;
@@ -362,31 +376,22 @@ static void cxlt_sync_entry(struct cxlt_lay *l, struct cxlt_rpage *rp, unsigned 
 		clear |= CXLT_RP_POLHINT_MASK;
 		set |= (unsigned long)hint << CXLT_RP_POLHINT_SHIFT;
 	}
-	if (bits & (CXLT_RP_ARMED | CXLT_RP_ACCESSED)) {
-		(*s)++;
-		if (bits & CXLT_RP_ACCESSED) {
-			(*a)++;
-			if (cls != CXLT_TIER_NONE)
-				cxlt_policy_record_access(pol, slot, 1);
-		}
-		clear |= CXLT_RP_ARMED | CXLT_RP_ACCESSED;
-	}
-	if (cls != CXLT_TIER_NONE && cxlt_in_window(slot, win_lo, win_len, cxlt_d.npages)) {
+	clear |= CXLT_RP_ACCESSED;
+	if (cls != CXLT_TIER_NONE) {
 		set |= CXLT_RP_ARMED;
 		l->arm_lo = min(l->arm_lo, pg);
 		l->arm_hi = max(l->arm_hi, pg);
 	}
-	if (set | clear)
-		cxlt_rp_update(rp, set | clear, set);
+	cxlt_rp_update(rp, set | clear, set);
 }
 
 /*
- * Visit the entries of @l whose policy pages are in the circular range [@lo, @lo +
- * @len): the window armed last period (to harvest it) and the one armed now.  The
- * rest waits for its turn, so a period costs the sample, not the regions' size.
+ * Visit the entries of @l whose policy pages are in the window, the circular range
+ * [@lo, @lo + @len): arm them (@arm), or harvest them.  The rest waits for its turn,
+ * so a period costs the sample, not the regions' size.
  */
-static void cxlt_sync_region(struct cxlt_lay *l, u32 lo, u32 len, u32 win_lo, u32 win_len,
-			     u64 *sampled, u64 *accessed)
+static void cxlt_sync_region(struct cxlt_lay *l, u32 lo, u32 len, bool arm, u64 *sampled,
+			     u64 *accessed)
 {
 	u64 iv[2][2], x, y, s = 0, a = 0;
 	struct cxlt_rpage *chunk;
@@ -419,19 +424,41 @@ static void cxlt_sync_region(struct cxlt_lay *l, u32 lo, u32 len, u32 win_lo, u3
 		xa_for_each_range(&l->r->chunks, c, chunk, first, last) {
 			for (i = max_t(u64, x, c * CXLT_RP_PER_CHUNK) - c * CXLT_RP_PER_CHUNK;
 			     i < CXLT_RP_PER_CHUNK && c * CXLT_RP_PER_CHUNK + i < y; i++)
-				cxlt_sync_entry(l, &chunk[i], c * CXLT_RP_PER_CHUNK + i,
-						win_lo, win_len, &s, &a);
+				cxlt_sync_entry(l, &chunk[i], c * CXLT_RP_PER_CHUNK + i, arm,
+						&s, &a);
 			cond_resched();
 		}
 	}
-	*sampled += s;
-	*accessed += a;
-	atomic64_add(s, &l->r->mig.sampled);
-	atomic64_add(a, &l->r->mig.accessed);
+	if (!arm) {
+		*sampled += s;
+		*accessed += a;
+		atomic64_add(s, &l->r->mig.sampled);
+		atomic64_add(a, &l->r->mig.accessed);
+		return;
+	}
 	/* Arm: unmap the window's pages; their next use faults and says so. */
 	if (l->arm_lo <= l->arm_hi)
 		unmap_mapping_pages(l->r->inode->i_mapping, l->arm_lo,
 				    l->arm_hi - l->arm_lo + 1, false);
+}
+
+/*
+ * The observation window adapts to the workload: one bit per window tells hot from
+ * warm only while most pages are not used in every window.  Aim at a quarter of
+ * the armed pages used: halve the window above a half, double it below a tenth.
+ */
+static void cxlt_adapt_window(u64 sampled, u64 accessed)
+{
+	u64 w = cxlt_d.window_ns, period = (u64)READ_ONCE(cxlt_tun.period_ms) * NSEC_PER_MSEC;
+
+	if (sampled < 64)
+		return;
+	if (accessed * 2 > sampled)
+		w /= 2;
+	else if (accessed * 10 < sampled)
+		w *= 2;
+	cxlt_d.window_ns = clamp_t(u64, w, CXLT_WINDOW_MIN_NS, period);
+	atomic64_set(&cxlt_dstat.window_us, div_u64(cxlt_d.window_ns, NSEC_PER_USEC));
 }
 
 /* Page-table chunks of the managed regions: what they cost in memory. */
@@ -562,7 +589,7 @@ static void cxlt_daemon_period(void)
 	u64 sampled = 0, accessed = 0, managed;
 	struct cxlt_policy_stats st;
 	struct cxlt_region **snap;
-	u32 win_len, win_lo, vis_len;
+	u32 win_len, win_lo;
 	unsigned int i;
 	u64 gen;
 	int n;
@@ -588,13 +615,18 @@ static void cxlt_daemon_period(void)
 		win_len = div64_u64((u64)win_len * cxlt_d.npages, managed);
 	else
 		win_len = cxlt_d.npages;
-	/* Visit last period's window (harvest) and this one (arm). */
-	vis_len = min_t(u64, (u64)cxlt_d.prev_len + win_len, cxlt_d.npages);
+	/* Arm the window, let the workload run for the observation window, harvest. */
 	for (i = 0; i < cxlt_d.nr_lay; i++)
-		cxlt_sync_region(&cxlt_d.lay[i], cxlt_d.prev_lo, vis_len, win_lo, win_len,
-				 &sampled, &accessed);
-	cxlt_d.prev_lo = win_lo;
-	cxlt_d.prev_len = win_len;
+		cxlt_sync_region(&cxlt_d.lay[i], win_lo, win_len, true, NULL, NULL);
+	if (!cxlt_d.window_ns)
+		cxlt_d.window_ns = CXLT_WINDOW_START_NS;
+	cxlt_d.window_ns = min_t(u64, cxlt_d.window_ns,
+				 (u64)READ_ONCE(cxlt_tun.period_ms) * NSEC_PER_MSEC);
+	wait_event_freezable_timeout(cxlt_d.wq, kthread_should_stop(),
+				     nsecs_to_jiffies(cxlt_d.window_ns) ?: 1);
+	for (i = 0; i < cxlt_d.nr_lay; i++)
+		cxlt_sync_region(&cxlt_d.lay[i], win_lo, win_len, false, &sampled, &accessed);
+	cxlt_adapt_window(sampled, accessed);
 
 	cxlt_policy_get_stats(cxlt_d.pol, &st);
 	atomic64_set(&cxlt_dstat.managed_pages, st.nr_fast + st.nr_slow);
@@ -605,14 +637,11 @@ static void cxlt_daemon_period(void)
 	atomic64_add(sampled, &cxlt_dstat.sampled_pages);
 	atomic64_add(accessed, &cxlt_dstat.accessed_pages);
 
-	/*
-	 * The window armed last period has been harvested.  When the windows have
-	 * covered every page since the last decision, the policy's period ends.
-	 */
-	if (cxlt_d.wrapped)
-		cxlt_decide(sampled, accessed);
+	/* When the windows have covered every page, the policy's period ends. */
 	cxlt_d.wrapped = (u64)win_lo + win_len >= cxlt_d.npages;
 	cxlt_d.cursor = ((u64)win_lo + win_len) % cxlt_d.npages;
+	if (cxlt_d.wrapped)
+		cxlt_decide(sampled, accessed);
 
 	if (cxlt_d.need_drain) {
 		cxlt_d.need_drain = false;
@@ -627,13 +656,20 @@ out:
 static int cxlt_daemon_fn(void *unused)
 {
 	set_freezable();
+	unsigned long start, period;
+
 	while (!kthread_should_stop()) {
+		start = jiffies;
 		if (READ_ONCE(cxlt_tun.enable))
 			cxlt_daemon_period();
 		atomic64_set(&cxlt_dstat.cpu_ns, current->se.sum_exec_runtime);
-		wait_event_freezable_timeout(cxlt_d.wq,
-					     kthread_should_stop() || READ_ONCE(cxlt_d.kick),
-					     msecs_to_jiffies(READ_ONCE(cxlt_tun.period_ms)));
+		/* The period counts from its start: the observation window is in it. */
+		period = msecs_to_jiffies(READ_ONCE(cxlt_tun.period_ms));
+		if (time_before(jiffies, start + period))
+			wait_event_freezable_timeout(cxlt_d.wq,
+						     kthread_should_stop() ||
+						     READ_ONCE(cxlt_d.kick),
+						     start + period - jiffies);
 		WRITE_ONCE(cxlt_d.kick, false);
 	}
 	cxlt_policy_free();
@@ -761,6 +797,7 @@ static struct cxlt_stat_attr cxlt_stat_attrs[] = {
 	{ __ATTR(managed_pages, 0444, cxlt_stat_show, NULL), &cxlt_dstat.managed_pages },
 	{ __ATTR(fast_pages, 0444, cxlt_stat_show, NULL), &cxlt_dstat.fast_pages },
 	{ __ATTR(metadata_bytes, 0444, cxlt_stat_show, NULL), &cxlt_dstat.metadata_bytes },
+	{ __ATTR(window_us, 0444, cxlt_stat_show, NULL), &cxlt_dstat.window_us },
 };
 
 static struct attribute *cxlt_stats_attrs[ARRAY_SIZE(cxlt_stat_attrs) + 1];
