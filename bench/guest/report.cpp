@@ -110,7 +110,8 @@ json make_record(const std::string &c, const json &run, const json &setup)
 	for (const auto &[k, v] : st.items())
 		r[k] = v;
 	r["rel_dram"] = nullptr;	// filled once dram's is known
-	r["fast_mb"] = double(run["steady"]["fast_pages_end"].get<uint64_t>()) * PAGE_SIZE / (1 << 20);
+	r["fast_mb"] = run["steady"]["fast_mb_mean"];
+	r["fast_free_mb"] = run["steady"]["fast_free_mb_mean"];
 	r["ftaf_opt_same_dram"] = run["ftaf_opt_same_dram"];
 	r["initial_ftaf"] = run["initial"]["ftaf"];
 	r["populate_s"] = run["populate_s"];
@@ -130,9 +131,9 @@ std::string mib(double bytes)
 
 void print_table(const std::vector<row> &rows)
 {
-	fmt::print("{:<14} {:>10} {:>8} {:>6} {:>7} {:>6} {:>9} {:>8} {:>6} {:>8} {:>8}  {}\n",
+	fmt::print("{:<14} {:>10} {:>8} {:>6} {:>7} {:>6} {:>9} {:>8} {:>6} {:>8} {:>8} {:>10}\n",
 		   "config", "ops/s", "rel_dram", "ftaf", "ftaf_wu", "DRAM", "migr_MiB",
-		   "pingpong", "cpu%", "promoted", "demoted", "warm-up ops/s");
+		   "pingpong", "cpu%", "promoted", "demoted", "ops/s_wu");
 	for (const auto &[c, r] : rows) {
 		if (r.contains("skipped")) {
 			fmt::print("{:<14} skipped: {}\n", c, r["skipped"].get<std::string>());
@@ -144,7 +145,7 @@ void print_table(const std::vector<row> &rows)
 			promoted = num(r["region_stat"], "promoted");
 			demoted = num(r["region_stat"], "demoted");
 		}
-		fmt::print("{:<14} {:>10.0f} {:>8} {:>6.3f} {:>7.3f} {:>6.1f} {:>9} {:>8} {:>6.1f} {:>8} {:>8}  {:.0f}\n",
+		fmt::print("{:<14} {:>10.0f} {:>8} {:>6.3f} {:>7.3f} {:>6.1f} {:>9} {:>8} {:>6.1f} {:>8} {:>8} {:>10.0f}\n",
 			   c, r["ops_per_s"].get<double>(),
 			   r["rel_dram"].is_null() ? std::string("-")
 						   : fmt::format("{:.3f}", r["rel_dram"].get<double>()),
@@ -295,6 +296,8 @@ int main(int argc, char **argv)
 	app.add_option("--series-dir", series_dir, "write per-interval series here (one .dat per config)");
 	app.add_option("--configs", configs, "configurations, in table order")->delimiter(',');
 	app.add_option("--wall", wall, "seconds the whole run took (recorded)");
+	std::string host_load;
+	app.add_option("--host-load", host_load, "the host's load averages during the run (recorded)");
 	CLI11_PARSE(app, argc, argv);
 
 	try {
@@ -325,7 +328,7 @@ int main(int argc, char **argv)
 
 		print_table(rows);
 		fmt::print("\n(ftaf: fast-tier access fraction, steady state; ftaf_wu: in the warm-up "
-			   "(first {} s); DRAM: MiB of the working set on DRAM at the end; "
+			   "(first {} s), and ops/s_wu; DRAM: MiB of the working set on DRAM, mean of the steady state; "
 			   "pingpong: pages seen moving back within {} s; cpu%: tiering threads + the "
 			   "workload's system time, of one CPU)\n\n",
 			   guest["warmup_s"].dump(), pp_window);
@@ -345,6 +348,8 @@ int main(int argc, char **argv)
 		guest["hot_set_90_mb"] = hot90;
 		if (wall > 0)
 			guest["wall_s"] = wall;
+		if (!host_load.empty())
+			guest["host_load"] = host_load;
 		json doc = { { "config", guest }, { "records", recs }, { "goals", gj } };
 		std::ofstream f(out_json);
 		f << doc.dump(1) << "\n";

@@ -390,6 +390,24 @@ std::map<std::string, uint64_t> dir_counters(const std::string &dir)
 	return out;
 }
 
+// MemFree of the fast nodes, in KiB: how much DRAM a configuration left unused.
+uint64_t free_kb(const std::set<int> &nodes)
+{
+	uint64_t sum = 0;
+
+	for (int n : nodes) {
+		std::stringstream in(read_file("/sys/devices/system/node/node" + std::to_string(n) +
+					       "/meminfo"));
+		std::string line;
+		while (std::getline(in, line)) {
+			auto at = line.find("MemFree:");
+			if (at != std::string::npos)
+				sum += std::stoull(line.substr(at + 8));
+		}
+	}
+	return sum;
+}
+
 uint64_t sys_time_ns()
 {
 	rusage ru;
@@ -445,6 +463,7 @@ struct interval_stat {
 	uint64_t ops = 0, app_sys_ns = 0;
 	double ftaf = 0;
 	uint64_t fast_pages = 0, absent_pages = 0, moved = 0, pingpong = 0;
+	uint64_t fast_free_kb = 0;
 	json threads, vm, backend, counters;
 };
 
@@ -477,6 +496,12 @@ json summarize(const std::vector<interval_stat> &iv, size_t from, size_t to)
 	s["ops_per_s"] = op_time > 0 ? double(ops) / op_time : 0.0;
 	s["ftaf"] = wall > 0 ? ftaf_w / wall : 0.0;
 	s["fast_pages_end"] = to > from ? iv[to - 1].fast_pages : 0;
+	double fp = 0, ff = 0;
+	for (size_t i = from; i < to; i++)
+		fp += double(iv[i].fast_pages), ff += double(iv[i].fast_free_kb);
+	// Means over the span's samples: the DRAM the working set held, and what was left.
+	s["fast_mb_mean"] = to > from ? fp / double(to - from) * PAGE / (1 << 20) : 0.0;
+	s["fast_free_mb_mean"] = to > from ? ff / double(to - from) / 1024 : 0.0;
 	s["moved_pages_seen"] = moved;
 	s["pingpong_seen"] = pingpong;
 	s["cpu_threads_pct"] = wall > 0 ? 100.0 * double(thr) / (wall * 1e9) : 0.0;
@@ -628,6 +653,7 @@ int run(const options &o)
 
 		take(after);
 		locate(s, int(k), pp_intervals);
+		s.fast_free_kb = free_kb(fast);
 		s.t_end = after.t - start;
 		s.wall = after.t - before.t;
 		s.threads = delta(before.threads, after.threads);
