@@ -296,6 +296,8 @@ int main(int argc, char **argv)
 	app.add_option("--series-dir", series_dir, "write per-interval series here (one .dat per config)");
 	app.add_option("--configs", configs, "configurations, in table order")->delimiter(',');
 	app.add_option("--wall", wall, "seconds the whole run took (recorded)");
+	int boots = 1;
+	app.add_option("--boots", boots, "guest boots the results come from (recorded)");
 	std::string host_load;
 	app.add_option("--host-load", host_load, "the host's load averages during the run (recorded)");
 	CLI11_PARSE(app, argc, argv);
@@ -348,6 +350,7 @@ int main(int argc, char **argv)
 		guest["hot_set_90_mb"] = hot90;
 		if (wall > 0)
 			guest["wall_s"] = wall;
+		guest["boots"] = boots;
 		if (!host_load.empty())
 			guest["host_load"] = host_load;
 		json doc = { { "config", guest }, { "records", recs }, { "goals", gj } };
