@@ -55,17 +55,17 @@ MODULE_PARM_DESC(dev_mode,
 /*
  * Copy in the struct of a command.  @cmd's direction and type were matched by the
  * caller; its size is the caller's struct size, which must be at least the first
- * version's (all structs are at their first version) and equal to @size, the
- * struct's first field.
+ * version's, @kmin (STAT has grown since; the others are at their first version),
+ * and equal to @size, the struct's first field.
  */
-static int cxlt_copy_in(const char *verb, unsigned int cmd, void *karg, size_t ksize,
-			const void __user *uarg)
+static int cxlt_copy_in_min(const char *verb, unsigned int cmd, void *karg, size_t ksize,
+			    size_t kmin, const void __user *uarg)
 {
 	u32 usize = _IOC_SIZE(cmd);
 	int rc;
 
-	if (usize < ksize) {
-		cxlt_bad(verb, "struct of %u bytes, version 1 has %zu", usize, ksize);
+	if (usize < kmin) {
+		cxlt_bad(verb, "struct of %u bytes, version 1 has %zu", usize, kmin);
 		return -EINVAL;
 	}
 	rc = copy_struct_from_user(karg, ksize, uarg, usize);
@@ -80,6 +80,13 @@ static int cxlt_copy_in(const char *verb, unsigned int cmd, void *karg, size_t k
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* A struct that has not grown since version 1: its size is its minimum. */
+static int cxlt_copy_in(const char *verb, unsigned int cmd, void *karg, size_t ksize,
+			const void __user *uarg)
+{
+	return cxlt_copy_in_min(verb, cmd, karg, ksize, ksize, uarg);
 }
 
 static int cxlt_copy_out(unsigned int cmd, void __user *uarg, const void *karg,
@@ -391,7 +398,9 @@ static long cxlt_ioc_stat(unsigned int cmd, void __user *uarg, struct cxlt_regio
 
 	if (!a)
 		return -ENOMEM;
-	rc = cxlt_copy_in(verb, cmd, a, sizeof(*a), uarg) ?:
+	/* Version 1 ended at @reserved; the migration counters came later. */
+	rc = cxlt_copy_in_min(verb, cmd, a, sizeof(*a),
+			      offsetofend(struct cxltier_stat, reserved), uarg) ?:
 	     cxlt_check_flags(verb, a->flags, r ? 0 : CXLTIER_STAT_FLAGS) ?:
 	     cxlt_check_zero(verb, a->reserved, sizeof(a->reserved));
 	if (!rc && !r)
@@ -433,6 +442,125 @@ static long cxlt_ioc_set_policy(unsigned int cmd, void __user *uarg)
 	       cxlt_region_set_policy(a);
 }
 
+/* A page-aligned, nonempty byte range: checked before the region is looked up. */
+static int cxlt_check_aligned(const char *verb, u64 offset, u64 length)
+{
+	if (!PAGE_ALIGNED(offset) || !PAGE_ALIGNED(length) || !length) {
+		cxlt_bad(verb, "offset %#llx, length %#llx: not nonzero page multiples",
+			 offset, length);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ...and within the region: checked once it is found. */
+static int cxlt_check_range(const char *verb, struct cxlt_region *r, u64 offset, u64 length)
+{
+	if (offset >= r->size || length > r->size - offset) {
+		cxlt_bad(verb, "range %#llx+%#llx is beyond the end of region %s (%#llx bytes)",
+			 offset, length, r->name, r->size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The region a command on /dev/cxltier (@r NULL) selects, referenced in *@found,
+ * with access @mask checked; or @r, a region file's, whose access is its mode.
+ */
+static struct cxlt_region *cxlt_ioc_region(const char *verb, struct file *file,
+					   struct cxlt_region *r, u32 flags, u32 id,
+					   const char *name, int mask,
+					   struct cxlt_region **found)
+{
+	int rc;
+
+	if (r) {
+		if ((mask & MAY_WRITE) && !(file->f_mode & FMODE_WRITE)) {
+			cxlt_bad(verb, "region file of %s is not open for writing", r->name);
+			return ERR_PTR(-EBADF);
+		}
+		return r;
+	}
+	*found = cxlt_region_get(flags & CXLTIER_BY_ID, id, name);
+	if (!*found)
+		return ERR_PTR(-ENOENT);
+	rc = mask & MAY_WRITE ? cxlt_region_may_write(*found) : cxlt_region_may_stat(*found);
+	if (rc) {
+		cxlt_bad(verb, "no %s permission on region %s",
+			 mask & MAY_WRITE ? "write" : "read", (*found)->name);
+		return ERR_PTR(rc);
+	}
+	return *found;
+}
+
+/* HINT on /dev/cxltier (@r NULL: select by the struct) or on a region file (@r). */
+static long cxlt_ioc_hint(struct file *file, unsigned int cmd, void __user *uarg,
+			  struct cxlt_region *r)
+{
+	static const char verb[] = "hint";
+	struct cxlt_region *found __free(cxlt_region_put) = NULL;
+	struct cxltier_hint a;
+	long rc;
+
+	rc = cxlt_copy_in(verb, cmd, &a, sizeof(a), uarg) ?:
+	     cxlt_check_flags(verb, a.flags, r ? 0 : CXLTIER_HINT_FLAGS) ?:
+	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved));
+	if (!rc && !r)
+		rc = cxlt_check_sel(verb, a.flags, a.id, true, a.name);
+	if (!rc && r && (a.id || a.name[0])) {
+		cxlt_bad(verb, "a region file selects the region: id and name must be empty");
+		rc = -EINVAL;
+	}
+	if (!rc && a.hint > CXLTIER_HINT_MAX) {
+		cxlt_bad(verb, "unknown hint %u", a.hint);
+		rc = -EINVAL;
+	}
+	if (!rc)
+		rc = cxlt_check_aligned(verb, a.offset, a.length);
+	if (rc)
+		return rc;
+	r = cxlt_ioc_region(verb, file, r, a.flags, a.id, a.name, MAY_WRITE, &found);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	return cxlt_check_range(verb, r, a.offset, a.length) ?: cxlt_region_hint(r, &a);
+}
+
+/* PAGES on /dev/cxltier (@r NULL: select by the struct) or on a region file (@r). */
+static long cxlt_ioc_pages(struct file *file, unsigned int cmd, void __user *uarg,
+			   struct cxlt_region *r)
+{
+	static const char verb[] = "pages";
+	struct cxlt_region *found __free(cxlt_region_put) = NULL;
+	struct cxltier_pages a;
+	long rc;
+
+	rc = cxlt_copy_in(verb, cmd, &a, sizeof(a), uarg) ?:
+	     cxlt_check_flags(verb, a.flags, r ? 0 : CXLTIER_PAGES_FLAGS) ?:
+	     cxlt_check_zero(verb, &a.reserved0, sizeof(a.reserved0)) ?:
+	     cxlt_check_zero(verb, &a.reserved1, sizeof(a.reserved1)) ?:
+	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved));
+	if (!rc && !r)
+		rc = cxlt_check_sel(verb, a.flags, a.id, true, a.name);
+	if (!rc && r && (a.id || a.name[0])) {
+		cxlt_bad(verb, "a region file selects the region: id and name must be empty");
+		rc = -EINVAL;
+	}
+	if (!rc && (!a.count || a.count > CXLTIER_PAGES_MAX)) {
+		cxlt_bad(verb, "count %u is out of range (1-%u)", a.count, CXLTIER_PAGES_MAX);
+		rc = -EINVAL;
+	}
+	if (!rc)
+		rc = cxlt_check_aligned(verb, a.offset, PAGE_SIZE);
+	if (rc)
+		return rc;
+	r = cxlt_ioc_region(verb, file, r, a.flags, a.id, a.name, MAY_READ, &found);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	return cxlt_check_range(verb, r, a.offset, PAGE_SIZE) ?:
+	       cxlt_region_pages(r, &a) ?: cxlt_copy_out(cmd, uarg, &a, sizeof(a));
+}
+
 /* Direction and size checks are per verb; the number selects the verb. */
 static bool cxlt_cmd_is(unsigned int cmd, unsigned int want)
 {
@@ -458,12 +586,16 @@ static long cxlt_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long a
 		return cxlt_ioc_stat(cmd, uarg, NULL);
 	if (cxlt_cmd_is(cmd, CXLTIER_IOC_SET_POLICY))
 		return cxlt_ioc_set_policy(cmd, uarg);
+	if (cxlt_cmd_is(cmd, CXLTIER_IOC_HINT))
+		return cxlt_ioc_hint(file, cmd, uarg, NULL);
+	if (cxlt_cmd_is(cmd, CXLTIER_IOC_PAGES))
+		return cxlt_ioc_pages(file, cmd, uarg, NULL);
 	cxlt_bad("?", "unknown command %#x", cmd);
 	return -ENOTTY;
 }
 
 /**
- * cxlt_region_file_ioctl() - ioctl of a region file: CXLTIER_IOC_STAT only
+ * cxlt_region_file_ioctl() - ioctl of a region file: STAT, HINT and PAGES
  * @file: the region file
  * @cmd: command
  * @arg: user address of its struct
@@ -472,8 +604,14 @@ static long cxlt_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long a
  */
 static long cxlt_region_file_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
+	void __user *uarg = (void __user *)arg;
+
 	if (cxlt_cmd_is(cmd, CXLTIER_IOC_STAT))
-		return cxlt_ioc_stat(cmd, (void __user *)arg, file->private_data);
+		return cxlt_ioc_stat(cmd, uarg, file->private_data);
+	if (cxlt_cmd_is(cmd, CXLTIER_IOC_HINT))
+		return cxlt_ioc_hint(file, cmd, uarg, file->private_data);
+	if (cxlt_cmd_is(cmd, CXLTIER_IOC_PAGES))
+		return cxlt_ioc_pages(file, cmd, uarg, file->private_data);
 	cxlt_bad("?", "unknown command %#x on a region file", cmd);
 	return -ENOTTY;
 }

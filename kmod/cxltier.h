@@ -20,14 +20,18 @@
  *   memblock.c		isolated here (devattr.c says why); header devattr.h
  *   cdev.c		/dev/cxltier and region files: every file_operations
  *   region.c		global regions: the table, lifetime, access checks, verbs
- *   region_mm.c	a region's memory: inode, page table, placement, mmap, faults
+ *   region_mm.c	a region's memory: inode, page cache and page table,
+ *			placement, mmap, faults, the kernel's migrations of it
+ *   migrate.c		moving region pages between the fast and slow tiers
+ *   daemon.c		cxltierd, the migration daemon: sampling, the policy
+ *			core, its tunables and counters (daemon/); trace.h
  *   user.c		per-user charges of global regions
  *   policy/		the placement policy core, plain C that calls nothing
  *
  * Files depend on each other in one direction only.  "A -> B": A calls B, or
  * includes B's header:
  *
- *   main -> sysfs, discover, tier, cdev, region, devattr
+ *   main -> sysfs, discover, tier, cdev, region, daemon, devattr
  *   sysfs -> discover, tier
  *   discover -> tier, cxlr, devattr
  *   tier -> cxlr, devattr (memblock)
@@ -36,6 +40,8 @@
  *   cdev -> region, region_mm
  *   region -> region_mm, user
  *   region_mm -> tier, user
+ *   daemon -> region, region_mm, migrate, policy
+ *   migrate -> region_mm, tier
  *
  * Every file includes this header.  region_types.h, the layout of struct
  * cxlt_region, is data that region.c, region_mm.c and cdev.c read; it declares no
@@ -58,17 +64,20 @@
  * Global regions, outermost first:
  *   cxlt_regions.lock		mutex: the region id/name table (region.c)
  *   cxlt_users.lock		mutex: per-user charges (user.c); taken at create
- *				and free only, never with an entry lock held
+ *				and free only, never with a folio lock held
  *   mmap_lock or VMA lock	held by the mm around a region fault
- *   region page entry lock	per page (CXLT_RP_LOCKED bit), sleeping; held by
- *				the fault handler, a migrator or a fencer of that
- *				page (region_mm.h)
- *   i_mmap_rwsem, PTL		vm_insert_page(), unmap_mapping_range()
+ *   region folio locks		a region page's folio lock (the page cache's), one
+ *				at a time in a fault, a run of them in ascending
+ *				offset order in the migrator (only the first
+ *				may sleep); lockdep sees them as cxlt_page_lock
+ *   i_mmap_rwsem, PTL		unmap_mapping_pages(), and the mm mapping a
+ *				faulted folio
  *   cxlt_region.lock		spinlock, leaf: a region's policy, node mask and
  *				destroyed flag (region_types.h)
  *   cxlt_tiers.lookup_lock	spinlock, leaf (fault path lookups, tier.c)
- * cxlt_regions.lock and entry locks are never held together; no entry lock is
- * taken under i_mmap_rwsem or a PTL.
+ * cxlt_regions.lock and folio locks are never held together (the daemon takes a
+ * snapshot of referenced regions, then lets the lock go); no folio lock is taken
+ * under i_mmap_rwsem or a PTL.  The daemon's tunables have their own mutex, a leaf.
  *
  * Sysfs accesses of other subsystems (devattr.c) run on the cxltier_sysfs workqueue
  * while the caller waits: callers may hold any lock above, and the workers take none.

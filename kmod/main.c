@@ -15,6 +15,7 @@
 
 #include "cxltier.h"
 #include "cdev.h"
+#include "daemon.h"
 #include "devattr.h"
 #include "discover.h"
 #include "region.h"
@@ -43,6 +44,9 @@ static int __init cxlt_init(void)
 	rc = cxlt_cdev_init();
 	if (rc)
 		goto err_regions;
+	rc = cxlt_daemon_init(cxlt_sysfs_root());
+	if (rc)
+		goto err_cdev;
 	/*
 	 * Tiers last: registered memory pins the module, so it must not exist before
 	 * everything that could still fail has succeeded.
@@ -50,6 +54,8 @@ static int __init cxlt_init(void)
 	cxlt_tiers_start(cxlt_sysfs_tiers_dir());
 	return 0;
 
+err_cdev:
+	cxlt_cdev_exit();
 err_regions:
 	cxlt_regions_exit();
 err_discover:
@@ -63,6 +69,7 @@ err_devattr:
 
 static void __exit cxlt_exit(void)
 {
+	cxlt_daemon_exit();
 	cxlt_cdev_exit();
 	cxlt_regions_exit();
 	cxlt_discover_exit();

@@ -68,12 +68,13 @@ MODULE_PARM_DESC(max_region_gb,
 static struct {
 	/*
 	 * Protects @ids, and with it which regions have which name; taken in
-	 * process context only, never while an entry lock is held.
+	 * process context only, never while a region folio lock is held.
 	 */
 	struct mutex lock;
 	struct xarray ids;	/* id -> region, for regions not destroyed */
 	struct list_head all;	/* every region not freed, destroyed or not */
 	u32 nr;			/* regions in @ids */
+	u64 gen;		/* changes when a region is made or freed */
 	u32 next_id;		/* xa_alloc_cyclic() cursor: ids are reused late */
 } cxlt_regions = {
 	.lock = __MUTEX_INITIALIZER(cxlt_regions.lock),
@@ -86,8 +87,10 @@ static void cxlt_region_free(struct kref *ref)
 	struct cxlt_region *r = container_of(ref, struct cxlt_region, ref);
 
 	pr_debug("region %s: freed (id %u)\n", r->name, r->id);
-	scoped_guard(mutex, &cxlt_regions.lock)
+	scoped_guard(mutex, &cxlt_regions.lock) {
 		list_del(&r->all);
+		cxlt_regions.gen++;
+	}
 	cxlt_region_table_free(r);
 	cxlt_user_uncharge(r->user, r->nr_pages);
 	mem_cgroup_put(r->memcg);
@@ -177,6 +180,130 @@ int cxlt_region_may_stat(struct cxlt_region *r)
 	return cxlt_region_permission(r, MAY_READ);
 }
 
+/**
+ * cxlt_region_may_write() - may the caller change a region's data or placement?
+ * @r: the region
+ *
+ * Return: 0 with write permission; -EACCES otherwise.
+ */
+int cxlt_region_may_write(struct cxlt_region *r)
+{
+	return cxlt_region_permission(r, MAY_WRITE);
+}
+
+/**
+ * cxlt_regions_snapshot() - every region that has memory, referenced
+ * @out: set to a kvmalloc()ed array of the regions (kvfree() it), each referenced
+ * @gen: set to the generation of the region table (changes when a region is made
+ *	or freed)
+ *
+ * Destroyed regions are included: their pages live until their last user goes.
+ *
+ * Context: process context; takes cxlt_regions.lock.
+ * Return: the number of regions in *@out, or -ENOMEM.
+ */
+int cxlt_regions_snapshot(struct cxlt_region ***out, u64 *gen)
+{
+	struct cxlt_region *r, **arr;
+	unsigned int n = 0, room;
+
+	for (;;) {
+		scoped_guard(mutex, &cxlt_regions.lock) {
+			room = list_count_nodes(&cxlt_regions.all);
+		}
+		arr = kvmalloc_array(max(room, 1U), sizeof(*arr), GFP_KERNEL);
+		if (!arr)
+			return -ENOMEM;
+		scoped_guard(mutex, &cxlt_regions.lock) {
+			if (list_count_nodes(&cxlt_regions.all) > room)
+				goto again;
+			list_for_each_entry(r, &cxlt_regions.all, all)
+				if (kref_get_unless_zero(&r->ref))
+					arr[n++] = r;
+			*gen = cxlt_regions.gen;
+		}
+		*out = arr;
+		return n;
+again:
+		kvfree(arr);
+	}
+}
+
+/**
+ * cxlt_region_hint() - record a hint for a range of a region (CXLTIER_IOC_HINT)
+ * @r: the region, referenced, write access checked
+ * @args: the validated arguments (range within the region)
+ *
+ * Context: process context; may allocate page-table chunks.
+ * Return: 0; -ENOMEM (the hint is then applied to a prefix of the range).
+ */
+int cxlt_region_hint(struct cxlt_region *r, const struct cxltier_hint *args)
+{
+	unsigned long pg = args->offset >> PAGE_SHIFT;
+	unsigned long end = pg + (args->length >> PAGE_SHIFT);
+	struct cxlt_rpage *rp;
+
+	for (; pg < end; pg++) {
+		rp = cxlt_region_entry(r, pg, args->hint != CXLTIER_HINT_NONE);
+		if (!rp) {
+			if (args->hint != CXLTIER_HINT_NONE)
+				return -ENOMEM;
+			/* No chunk: nothing to clear in it. */
+			pg = round_up(pg + 1, CXLT_RP_PER_CHUNK) - 1;
+			continue;
+		}
+		cxlt_rp_update(rp, CXLT_RP_HINT_MASK,
+			       (unsigned long)args->hint << CXLT_RP_HINT_SHIFT);
+		if (!(pg % CXLT_RP_PER_CHUNK))
+			cond_resched();
+	}
+	return 0;
+}
+
+/**
+ * cxlt_region_pages() - where each page of a range is (CXLTIER_IOC_PAGES)
+ * @r: the region, referenced, read access checked
+ * @args: the validated arguments; @count is cut at the region's end
+ *
+ * Context: process context.
+ * Return: 0; -EFAULT; -ENOMEM.
+ */
+int cxlt_region_pages(struct cxlt_region *r, struct cxltier_pages *args)
+{
+	enum { CXLT_PAGES_BATCH = PAGE_SIZE / sizeof(s32) };
+	s32 *buf __free(kfree) = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	unsigned long first = args->offset >> PAGE_SHIFT, i;
+	s32 __user *out = u64_to_user_ptr(args->nodes);
+	struct cxlt_rpage *rp;
+	u32 count, n;
+
+	if (!buf)
+		return -ENOMEM;
+	count = min_t(unsigned long, args->count, r->nr_pages - first);
+	for (i = 0; i < count; i += n) {
+		n = min_t(u32, count - i, CXLT_PAGES_BATCH);
+		for (u32 k = 0; k < n; k++) {
+			rp = cxlt_region_entry(r, first + i + k, false);
+			switch (rp ? cxlt_rp_state(rp) : CXLT_RP_EMPTY) {
+			case CXLT_RP_PRESENT:
+				buf[k] = cxlt_rp_node(rp);
+				break;
+			case CXLT_RP_FENCED:
+				buf[k] = CXLTIER_PAGE_FENCED;
+				break;
+			default:
+				buf[k] = CXLTIER_PAGE_NONE;
+				break;
+			}
+		}
+		if (copy_to_user(out + i, buf, n * sizeof(*buf)))
+			return -EFAULT;
+		cond_resched();
+	}
+	args->count = count;
+	return 0;
+}
+
 static void cxlt_nodes_from_user(nodemask_t *nodes, const __u64 *words)
 {
 	int nid;
@@ -263,6 +390,7 @@ int cxlt_region_create(const struct cxltier_create *args, u32 *id)
 		goto err_unlock;
 	}
 	list_add_tail(&r->all, &cxlt_regions.all);
+	cxlt_regions.gen++;
 	cxlt_regions.nr++;
 	/*
 	 * From here on @r belongs to the table: a DESTROY by name or by the (cyclic,
@@ -409,7 +537,7 @@ int cxlt_region_list(struct cxltier_list *args)
  * @args: the validated arguments; every (out) field is filled in, and the arrays
  *	at @node_pages and @blade_pages as far as there is room
  *
- * Context: process context; walks the region's page table (takes each entry lock).
+ * Context: process context; walks the region's page table.
  * Return: 0; -EFAULT; -ENOMEM.
  */
 int cxlt_region_stat(struct cxlt_region *r, struct cxltier_stat *args)
@@ -452,6 +580,15 @@ int cxlt_region_stat(struct cxlt_region *r, struct cxltier_stat *args)
 	args->fast = c.fast;
 	args->nr_maps = atomic_read(&r->nr_maps);
 	args->nr_files = atomic_read(&r->nr_files);
+	args->promoted = atomic64_read(&r->mig.promoted);
+	args->demoted = atomic64_read(&r->mig.demoted);
+	args->pingpong = atomic64_read(&r->mig.pingpong);
+	args->skipped_pinned = atomic64_read(&r->mig.skipped_pinned);
+	args->failed = atomic64_read(&r->mig.failed);
+	args->moved_bytes = atomic64_read(&r->mig.moved_bytes);
+	args->sampled = atomic64_read(&r->mig.sampled);
+	args->accessed = atomic64_read(&r->mig.accessed);
+	args->hinted = c.hinted;
 
 	for (nid = 0; nid < nr_node_ids; nid++) {
 		if (!c.node_pages[nid])

@@ -6,18 +6,27 @@
  * region files (cdev.c) are files on that inode; why, and what the filesystem
  * pins, is in DOC: global regions in region.c.
  *
- * A region's pages are allocated at first touch, in the fault handler, on the node
- * the region's policy picks, zeroed, and mapped with vm_insert_page() while the
- * entry lock is held (see DOC: region page table in region_mm.h).  vm_insert_page()
- * rather than vmf_insert_mixed() or returning vmf->page: the mapping must be made
- * under the entry lock so that a migrator or fencer that takes the lock and unmaps
- * the page can never race with a fault that maps the old page afterwards (a page
- * returned in vmf->page is mapped by the mm after ->fault returned, outside any
- * lock of ours); and the PTE must be a normal, refcounted one (x86 has PTE_SPECIAL,
- * so vmf_insert_mixed() would make a special PTE) so that get_user_pages(), O_DIRECT
- * and RDMA registration work on region memory.  Mappings are VM_MIXEDMAP (required
- * by vm_insert_page() from a fault, and it keeps NUMA balancing, khugepaged and
- * mbind() migration away from pages the module places itself) and VM_DONTEXPAND.
+ * A region's pages are page-cache folios of the region's inode (DOC: region page
+ * table in region_mm.h), allocated at first touch in the fault handler on the node
+ * the region's policy picks, zeroed, marked dirty (so that no invalidation path can
+ * ever drop one: there is no backing store) and inserted with filemap_add_folio().
+ * The fault returns the folio locked (VM_FAULT_LOCKED) and the mm maps it, still
+ * under the folio lock, with a normal refcounted PTE: get_user_pages(), O_DIRECT,
+ * io_uring fixed buffers and RDMA registration work on region memory.
+ *
+ * Why page-cache folios and not pages of our own (Documentation/design.rst has the
+ * numbers): a folio in an address_space, on the LRU, with address_space operations
+ * is something the rest of the mm knows how to handle.  The kernel migrates it when
+ * it must (->migrate_folio: compaction, memory offline of a tier, and a
+ * FOLL_LONGTERM pin of a page in ZONE_MOVABLE, which moves it to DRAM first instead
+ * of retrying forever as it does for a movable page nobody can move), the rmap finds
+ * every mapping of it, and memory_failure() can unmap it and call
+ * ->error_remove_folio.  The mapping is unevictable (there is nothing to write the
+ * pages back to), so reclaim leaves the folios alone; the module's daemon moves
+ * them between tiers itself (migrate.c), because migrate_pages() is not exported.
+ *
+ * Mappings are VM_MIXEDMAP, which keeps NUMA balancing's hinting faults away from
+ * pages that the daemon places, and VM_DONTEXPAND.
  *
  * Capacity: the module charges every page it allocates, before allocating it, to
  * its own accounting.  The fast tier is DRAM: nodes with memory and CPUs, together
@@ -29,25 +38,16 @@
  * allows, and when none is left the fault gets VM_FAULT_SIGBUS (SIGBUS, BUS_ADRERR).
  * Not VM_FAULT_OOM: since Linux 5.16 that makes the #PF handler retry the fault
  * forever rather than kill anything.  Nothing is logged above debug level: a user
- * can cause this at will.
+ * can cause this at will.  A page the kernel moves (->migrate_folio) moves its
+ * charge with it, without a limit check: the kernel has no other place for it.
  *
- * Pages and page-table chunks are __GFP_ACCOUNT, allocated with the region's
- * creator's memory cgroup active (set_active_memcg()), so they count against that
- * cgroup's memory.max whoever touches them, and are uncharged when freed.
+ * Folios are charged to the region creator's memory cgroup (filemap_add_folio()
+ * with that cgroup active), and page-table chunks are __GFP_ACCOUNT, so both count
+ * against that cgroup's memory.max whoever touches them.
  *
- * A fault waits for an entry that another fault, a migrator or a fencer holds, and
- * it waits killably: a fatal signal ends the wait (the fault is retried, and the
- * task dies) instead of leaving the task in D state behind a stalled holder.
- *
- * Pages on tier nodes are allocated __GFP_MOVABLE, because tier memory is onlined
- * to ZONE_MOVABLE and nothing else can be allocated there, but the kernel cannot
- * migrate them (they are not on the LRU and have no movable_ops): offlining a
- * memory block that holds one would spin until a signal.  A memory notifier
- * therefore refuses MEM_GOING_OFFLINE for exactly the memory blocks that hold region
- * pages (counted per block), so that removing such a tier fails at once with EBUSY
- * while other tiers of the same node, and DRAM, are not affected.  Destroy the
- * regions (or, with later work, drain the blade) first.  Fast pages are not movable
- * allocations at all, so the kernel itself never offlines the blocks that hold them.
+ * A fault waits for a folio that another fault or a migrator has locked, and it
+ * waits killably: a fatal signal ends the wait (the fault is retried, and the task
+ * dies) instead of leaving the task in D state behind a stalled holder.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -58,10 +58,12 @@
 #include <linux/fs_context.h>
 #include <linux/gfp.h>
 #include <linux/memcontrol.h>
-#include <linux/memory.h>
+#include <linux/lockdep.h>
+#include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/module.h>
+#include <linux/pagemap.h>
 #include <linux/pseudo_fs.h>
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
@@ -87,25 +89,22 @@ MODULE_PARM_DESC(fast_user_pct,
 		 "Share of fast_budget_mb one user's regions may use, in percent (default 50, at most 100); CAP_SYS_RESOURCE is exempt");
 
 /*
- * The module's own capacity accounting, in pages.  A slow page is charged to its
- * node and counted in flight before it is allocated, then counted in its memory
- * block once its address is known, and only then leaves the in-flight count: the
- * memory notifier, which runs after offlining isolated the block, sees every page
- * that is or may come to be in the block.
+ * The module's own capacity accounting, in pages: every page is charged to its node
+ * before it is allocated, and a fast one to the DRAM budget and its user's share.
  */
 static struct {
 	atomic_long_t fast;			/* charged to fast_budget_mb */
 	atomic_long_t node[MAX_NUMNODES];	/* region pages on each node */
-	atomic_long_t inflight[MAX_NUMNODES];	/* slow pages being allocated */
-	struct xarray blocks;			/* memory block id -> cxlt_block */
-} cxlt_acct = {
-	.blocks = XARRAY_INIT(cxlt_acct.blocks, 0),
-};
+} cxlt_acct;
 
-/* Region pages in one memory block of a slow tier; allocated once, kept till exit. */
-struct cxlt_block {
-	atomic_long_t pages;
-};
+/*
+ * Lockdep's view of the folio locks of region pages, which lockdep does not track
+ * itself: the fault path takes one under the mmap or VMA lock; a migrator takes a
+ * run of them, then i_mmap_rwsem and page-table locks (unmap_mapping_pages()) and
+ * allocates memory.  Acquired once for a whole run (see migrate.c).
+ */
+static struct lock_class_key cxlt_page_lock_key;
+struct lockdep_map cxlt_page_lockdep_map;
 
 static const char *const cxlt_policy_names[] = {
 	[CXLTIER_POLICY_FAST_FIRST] = "fast-first",
@@ -139,6 +138,8 @@ static const struct inode_operations cxlt_region_iops = {
 	.setattr = cxlt_region_setattr,
 };
 
+static const struct address_space_operations cxlt_region_aops;
+
 static struct vfsmount *cxlt_fs_mnt;
 static int cxlt_fs_cnt;		/* simple_pin_fs() users: one per region */
 
@@ -171,6 +172,8 @@ int cxlt_region_inode_alloc(struct cxlt_region *r)
 	inode->i_gid = r->gid;
 	inode->i_mode = r->mode;
 	inode->i_op = &cxlt_region_iops;
+	inode->i_mapping->a_ops = &cxlt_region_aops;
+	mapping_set_unevictable(inode->i_mapping);
 	i_size_write(inode, r->size);
 	r->inode = inode;
 	return 0;
@@ -234,31 +237,6 @@ static unsigned long cxlt_node_capacity(int nid)
 	return pages;
 }
 
-static unsigned long cxlt_block_id(unsigned long pfn)
-{
-	return PFN_PHYS(pfn) / memory_block_size_bytes();
-}
-
-/* The counter of the block of @pfn, made on first use; NULL when out of memory. */
-static struct cxlt_block *cxlt_block_get(unsigned long pfn)
-{
-	unsigned long id = cxlt_block_id(pfn);
-	struct cxlt_block *blk, *old;
-
-	blk = xa_load(&cxlt_acct.blocks, id);
-	if (blk)
-		return blk;
-	blk = kzalloc(sizeof(*blk), GFP_KERNEL);
-	if (!blk)
-		return NULL;
-	old = xa_cmpxchg(&cxlt_acct.blocks, id, NULL, blk, GFP_KERNEL);
-	if (old) {
-		kfree(blk);
-		return xa_is_err(old) ? NULL : old;
-	}
-	return blk;
-}
-
 /* May the region's user take one more fast page?  Counts it when it may. */
 static bool cxlt_user_fast_get(struct cxlt_region *r, long budget)
 {
@@ -275,16 +253,43 @@ static bool cxlt_user_fast_get(struct cxlt_region *r, long budget)
 	return true;
 }
 
-static bool cxlt_charge(struct cxlt_region *r, int nid, bool fast)
+/**
+ * cxlt_fast_budget_pages() - fast_budget_mb in pages
+ *
+ * Return: pages of DRAM that global regions may use.
+ */
+unsigned long cxlt_fast_budget_pages(void)
 {
-	long budget = (long)READ_ONCE(fast_budget_mb) << (20 - PAGE_SHIFT);
+	return (unsigned long)READ_ONCE(fast_budget_mb) << (20 - PAGE_SHIFT);
+}
 
-	/* Fully ordered: the notifier reads these after isolating a block. */
-	if (!fast)
-		atomic_long_inc(&cxlt_acct.inflight[nid]);
-	if (atomic_long_inc_return(&cxlt_acct.node[nid]) > cxlt_node_capacity(nid))
+/**
+ * cxlt_fast_used_pages() - region pages charged to the DRAM budget now
+ *
+ * Return: pages.
+ */
+unsigned long cxlt_fast_used_pages(void)
+{
+	return max(atomic_long_read(&cxlt_acct.fast), 0L);
+}
+
+/*
+ * Charge one page on @nid, and to the DRAM budget when @fast.  Within the limits
+ * only, unless @force (the kernel moved a page there: it has no other place).
+ */
+static bool cxlt_charge(struct cxlt_region *r, int nid, bool fast, bool force)
+{
+	long budget = cxlt_fast_budget_pages();
+
+	if (atomic_long_inc_return(&cxlt_acct.node[nid]) > cxlt_node_capacity(nid) &&
+	    !force)
 		goto uncharge_node;
 	if (fast) {
+		if (force) {
+			atomic_long_inc(&cxlt_acct.fast);
+			atomic_long_inc(&r->user->fast);
+			return true;
+		}
 		if (atomic_long_inc_return(&cxlt_acct.fast) > budget)
 			goto uncharge_fast;
 		if (!cxlt_user_fast_get(r, budget))
@@ -296,96 +301,75 @@ uncharge_fast:
 	atomic_long_dec(&cxlt_acct.fast);
 uncharge_node:
 	atomic_long_dec(&cxlt_acct.node[nid]);
-	if (!fast)
-		atomic_long_dec(&cxlt_acct.inflight[nid]);
 	return false;
 }
 
-/* Give back what cxlt_charge() and the block count took for @page. */
-static void cxlt_uncharge(struct cxlt_region *r, struct page *page, int nid, bool fast)
+/**
+ * cxlt_region_uncharge() - give back what the charge of one page took
+ * @r: the region
+ * @nid: the page's node
+ * @fast: the page was charged to the DRAM budget
+ */
+void cxlt_region_uncharge(struct cxlt_region *r, int nid, bool fast)
 {
-	struct cxlt_block *blk;
-
 	if (fast) {
 		atomic_long_dec(&r->user->fast);
 		atomic_long_dec(&cxlt_acct.fast);
-	} else {
-		blk = xa_load(&cxlt_acct.blocks, cxlt_block_id(page_to_pfn(page)));
-		if (!WARN_ON_ONCE(!blk))
-			atomic_long_dec(&blk->pages);
 	}
 	atomic_long_dec(&cxlt_acct.node[nid]);
 }
 
-static struct page *cxlt_alloc_on(struct cxlt_region *r, int nid, bool fast)
+/*
+ * A folio on @nid, charged; zeroed when @zero.  Movable: tier memory is
+ * ZONE_MOVABLE, and the kernel can move any region folio (->migrate_folio).  Not
+ * __GFP_ACCOUNT: filemap_add_folio() or replace_page_cache_folio() charges the
+ * folio to the region's memory cgroup.
+ */
+static struct folio *cxlt_alloc_on(struct cxlt_region *r, int nid, bool fast, bool zero)
 {
-	gfp_t gfp = __GFP_THISNODE | __GFP_NORETRY | __GFP_NOWARN | __GFP_ZERO |
-		    __GFP_ACCOUNT;
-	struct mem_cgroup *old_memcg;
-	struct cxlt_block *blk;
-	struct page *page;
+	gfp_t gfp = GFP_HIGHUSER_MOVABLE | __GFP_THISNODE | __GFP_NORETRY | __GFP_NOWARN;
+	struct folio *folio;
 
-	if (!cxlt_charge(r, nid, fast))
+	if (!cxlt_charge(r, nid, fast, false))
 		return NULL;
-	old_memcg = set_active_memcg(r->memcg);
-	page = alloc_pages_node(nid, gfp | (fast ? GFP_HIGHUSER : GFP_HIGHUSER_MOVABLE), 0);
-	set_active_memcg(old_memcg);
-	if (!page)
-		goto uncharge;
-	if (!fast) {
-		blk = cxlt_block_get(page_to_pfn(page));
-		if (!blk) {
-			__free_page(page);
-			goto uncharge;
-		}
-		atomic_long_inc(&blk->pages);
-		atomic_long_dec(&cxlt_acct.inflight[nid]);
-	}
-	return page;
-
-uncharge:
-	if (fast) {
-		atomic_long_dec(&r->user->fast);
-		atomic_long_dec(&cxlt_acct.fast);
-	} else {
-		atomic_long_dec(&cxlt_acct.inflight[nid]);
-	}
-	atomic_long_dec(&cxlt_acct.node[nid]);
-	return NULL;
+	folio = __folio_alloc_node(gfp | (zero ? __GFP_ZERO : 0), 0, nid);
+	if (!folio)
+		cxlt_region_uncharge(r, nid, fast);
+	return folio;
 }
 
 /* The first fast node that @allowed permits and has room, the local node first. */
-static struct page *cxlt_alloc_fast(struct cxlt_region *r, const nodemask_t *allowed,
-				    int *nidp)
+static struct folio *cxlt_alloc_fast(struct cxlt_region *r, const nodemask_t *allowed,
+				     bool zero, int *nidp)
 {
-	struct page *page;
+	struct folio *folio;
 	int local = numa_node_id(), nid;
 
 	if (cxlt_node_is_fast(local) && node_isset(local, *allowed)) {
-		page = cxlt_alloc_on(r, local, true);
-		if (page) {
+		folio = cxlt_alloc_on(r, local, true, zero);
+		if (folio) {
 			*nidp = local;
-			return page;
+			return folio;
 		}
 	}
 	for_each_node_mask(nid, *allowed) {
 		if (nid == local || !cxlt_node_is_fast(nid))
 			continue;
-		page = cxlt_alloc_on(r, nid, true);
-		if (page) {
+		folio = cxlt_alloc_on(r, nid, true, zero);
+		if (folio) {
 			*nidp = nid;
-			return page;
+			return folio;
 		}
 	}
 	return NULL;
 }
 
 /* Try the nodes of @slow in order, starting with the @first'th (cyclically). */
-static struct page *cxlt_alloc_slow(struct cxlt_region *r, const nodemask_t *slow,
-				    unsigned long first, int *nidp)
+static struct folio *cxlt_alloc_slow(struct cxlt_region *r, const nodemask_t *slow,
+				     unsigned long first, bool zero, int *nidp)
 {
 	unsigned int n = nodes_weight(*slow), i;
-	struct page *page;
+	struct folio *folio;
 	int nid;
 
 	if (!n)
@@ -394,54 +378,93 @@ static struct page *cxlt_alloc_slow(struct cxlt_region *r, const nodemask_t *slo
 	for (i = 0; i < first % n; i++)
 		nid = next_node(nid, *slow);
 	for (i = 0; i < n; i++) {
-		page = cxlt_alloc_on(r, nid, false);
-		if (page) {
+		folio = cxlt_alloc_on(r, nid, false, zero);
+		if (folio) {
 			*nidp = nid;
-			return page;
+			return folio;
 		}
 		nid = next_node_in(nid, *slow);
 	}
 	return NULL;
 }
 
-/*
- * Allocate the page for @pgoff of @r where its policy says.  Returns the zeroed
- * page, charged, with its node in *nidp and whether it is fast in *fastp; NULL when
- * no allowed node has room.
- */
-static struct page *cxlt_place(struct cxlt_region *r, unsigned long pgoff, int *nidp,
-			       bool *fastp)
+/* The region's allowed nodes (all with memory when it names none), and its policy. */
+static u32 cxlt_region_allowed(struct cxlt_region *r, nodemask_t *allowed)
 {
-	nodemask_t allowed, slow;
-	struct page *page = NULL;
 	u32 policy;
 
 	scoped_guard(spinlock, &r->lock) {
 		policy = r->policy;
-		allowed = r->nodes;
+		*allowed = r->nodes;
 	}
-	if (nodes_empty(allowed))
-		allowed = node_states[N_MEMORY];
+	if (nodes_empty(*allowed))
+		*allowed = node_states[N_MEMORY];
+	return policy;
+}
 
+/* Slow nodes a page of @r may go to: tiers that are not being removed. */
+static void cxlt_region_slow_nodes(const nodemask_t *allowed, nodemask_t *slow)
+{
+	cxlt_tier_nodes(slow);
+	nodes_and(*slow, *slow, *allowed);
+}
+
+/*
+ * Allocate the page for @pgoff of @r where its policy says.  Returns the zeroed
+ * folio, charged, with its node in *nidp and whether it is fast in *fastp; NULL when
+ * no allowed node has room.
+ */
+static struct folio *cxlt_place(struct cxlt_region *r, unsigned long pgoff, int *nidp,
+				bool *fastp)
+{
+	struct folio *folio = NULL;
+	nodemask_t allowed, slow;
+	u32 policy;
+
+	policy = cxlt_region_allowed(r, &allowed);
 	*fastp = false;
 	if (policy == CXLTIER_POLICY_FAST_FIRST || policy == CXLTIER_POLICY_PINNED_FAST) {
-		page = cxlt_alloc_fast(r, &allowed, nidp);
-		if (page || policy == CXLTIER_POLICY_PINNED_FAST) {
-			*fastp = !!page;
-			return page;
+		folio = cxlt_alloc_fast(r, &allowed, true, nidp);
+		if (folio || policy == CXLTIER_POLICY_PINNED_FAST) {
+			*fastp = !!folio;
+			return folio;
 		}
 	}
 
-	cxlt_tier_nodes(&slow);
-	nodes_and(slow, slow, allowed);
+	cxlt_region_slow_nodes(&allowed, &slow);
 	switch (policy) {
 	case CXLTIER_POLICY_SLOW_ONLY:		/* fill the first node, then the next */
-		return cxlt_alloc_slow(r, &slow, 0, nidp);
+		return cxlt_alloc_slow(r, &slow, 0, true, nidp);
 	case CXLTIER_POLICY_FAST_FIRST:		/* spill over the blades page by page */
 	case CXLTIER_POLICY_INTERLEAVE:
-		return cxlt_alloc_slow(r, &slow, pgoff, nidp);
+		return cxlt_alloc_slow(r, &slow, pgoff, true, nidp);
 	}
 	return NULL;
+}
+
+/**
+ * cxlt_region_alloc_target() - a folio to move a page of a region to
+ * @r: the region
+ * @pgoff: the page
+ * @fast: to the fast tier (a node the region allows, the local one first), or to a
+ *	slow tier (the region's allowed tier nodes, spread by @pgoff as at first
+ *	touch, never a tier that is being removed)
+ * @nidp: the folio's node
+ *
+ * Context: process context; sleeps.
+ * Return: the folio, charged (cxlt_region_uncharge() gives it back), not zeroed;
+ * NULL when no allowed node of that class has room.
+ */
+struct folio *cxlt_region_alloc_target(struct cxlt_region *r, unsigned long pgoff,
+				       bool fast, int *nidp)
+{
+	nodemask_t allowed, slow;
+
+	cxlt_region_allowed(r, &allowed);
+	if (fast)
+		return cxlt_alloc_fast(r, &allowed, false, nidp);
+	cxlt_region_slow_nodes(&allowed, &slow);
+	return cxlt_alloc_slow(r, &slow, pgoff, false, nidp);
 }
 
 /**
@@ -461,31 +484,43 @@ int cxlt_region_table_alloc(struct cxlt_region *r)
 
 /**
  * cxlt_region_table_free() - give back a region's pages and page table
- * @r: the region; nothing maps it or can fault on it any more
+ * @r: the region; nothing maps it or can fault on it any more, and the daemon
+ *	holds no reference
  *
- * A fenced entry's page, if any, belongs to the fencer and is not freed here.
+ * Each page is uncharged under its folio lock, which orders this against a kernel
+ * migration of the folio (->migrate_folio moves the charge of PRESENT entries
+ * only); then the page cache lets the folios go.  A folio that get_user_pages()
+ * still pins lives on until the pin is dropped, uncharged.
  *
  * Context: process context; sleeps.
  */
 void cxlt_region_table_free(struct cxlt_region *r)
 {
+	struct address_space *mapping = r->inode ? r->inode->i_mapping : NULL;
 	struct cxlt_rpage *chunk, *rp;
+	struct folio *folio;
 	unsigned long c, i;
 
 	xa_for_each(&r->chunks, c, chunk) {
-		for (i = 0; i < CXLT_RP_PER_CHUNK; i++) {
+		for (i = 0; i < CXLT_RP_PER_CHUNK && mapping; i++) {
 			rp = &chunk[i];
-			/* A migrator holds a region reference while it works. */
-			WARN_ON_ONCE(cxlt_rp_state(rp) == CXLT_RP_MIGRATING);
 			if (cxlt_rp_state(rp) != CXLT_RP_PRESENT)
 				continue;
-			cxlt_uncharge(r, rp->page, cxlt_rp_node(rp), rp->bits & CXLT_RP_FAST);
-			/* put_page(): a get_user_pages() pin may outlive the region. */
-			put_page(rp->page);
+			folio = filemap_lock_folio(mapping, c * CXLT_RP_PER_CHUNK + i);
+			if (WARN_ON_ONCE(IS_ERR(folio)))
+				continue;
+			cxlt_region_uncharge(r, cxlt_rp_node(rp), rp->bits & CXLT_RP_FAST);
+			cxlt_rp_update(rp, CXLT_RP_STATE_MASK,
+				       CXLT_RP_EMPTY << CXLT_RP_STATE_SHIFT);
+			folio_unlock(folio);
+			folio_put(folio);
 		}
-		free_page((unsigned long)chunk);
 		cond_resched();
 	}
+	if (mapping)
+		truncate_inode_pages(mapping, 0);
+	xa_for_each(&r->chunks, c, chunk)
+		free_page((unsigned long)chunk);
 	xa_destroy(&r->chunks);
 }
 
@@ -523,7 +558,7 @@ struct cxlt_rpage *cxlt_region_entry(struct cxlt_region *r, unsigned long pgoff,
 }
 
 /*
- * A fatal signal arrived while the fault waited for an entry.  Give the fault up
+ * A fatal signal arrived while the fault waited for a folio.  Give the fault up
  * the way the mm expects (as folio_lock_or_retry() does): drop the mmap or VMA
  * lock and ask for a retry, which the arch fault handler turns into a return to
  * the dying task.  When the caller does not allow that, SIGBUS (a dying task).
@@ -538,13 +573,50 @@ static vm_fault_t cxlt_fault_killed(struct vm_fault *vmf)
 	return VM_FAULT_SIGBUS;
 }
 
+/* First touch of @pgoff: place, zero and insert a folio; returns it locked. */
+static struct folio *cxlt_fault_new(struct cxlt_region *r, struct cxlt_rpage *rp,
+				    pgoff_t pgoff)
+{
+	struct address_space *mapping = r->inode->i_mapping;
+	struct mem_cgroup *old_memcg;
+	struct folio *folio;
+	bool fast;
+	int nid, rc;
+
+	folio = cxlt_place(r, pgoff, &nid, &fast);
+	if (!folio) {
+		pr_debug("region %s: no memory for page %lu under policy %s (fast_budget_mb=%u)\n",
+			 r->name, pgoff, cxlt_policy_name(r->policy), READ_ONCE(fast_budget_mb));
+		return ERR_PTR(-ENOMEM);
+	}
+	__folio_mark_uptodate(folio);
+	/* Dirty from the start: nothing can write it back, so nothing may drop it. */
+	folio_set_dirty(folio);
+	old_memcg = set_active_memcg(r->memcg);
+	/* __GFP_NORETRY: over the cgroup's limit is SIGBUS, not its OOM killer. */
+	rc = filemap_add_folio(mapping, folio, pgoff,
+			       GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+	set_active_memcg(old_memcg);
+	if (rc) {
+		/* -EEXIST: another fault inserted the page first. */
+		cxlt_region_uncharge(r, nid, fast);
+		folio_put(folio);
+		return ERR_PTR(rc);
+	}
+	cxlt_rp_update(rp, CXLT_RP_STATE_MASK | CXLT_RP_FAST | CXLT_RP_NODE_MASK |
+		       CXLT_RP_PROMOTED | CXLT_RP_MOVED_MASK,
+		       (CXLT_RP_PRESENT << CXLT_RP_STATE_SHIFT) |
+		       (fast ? CXLT_RP_FAST : 0) | ((unsigned long)nid << CXLT_RP_NODE_SHIFT));
+	atomic_long_inc(&r->resident);
+	return folio;
+}
+
 static vm_fault_t cxlt_region_fault(struct vm_fault *vmf)
 {
 	struct cxlt_region *r = vmf->vma->vm_private_data;
+	struct address_space *mapping = r->inode->i_mapping;
 	struct cxlt_rpage *rp;
-	struct page *page;
-	bool fast;
-	int nid, rc;
+	struct folio *folio;
 
 	/* mmap() checked the range and VM_DONTEXPAND keeps it so; be careful anyway. */
 	if (WARN_ON_ONCE(vmf->pgoff >= r->nr_pages))
@@ -557,51 +629,41 @@ static vm_fault_t cxlt_region_fault(struct vm_fault *vmf)
 	}
 
 	for (;;) {
-		if (cxlt_rp_lock_killable(rp))
-			return cxlt_fault_killed(vmf);
-		if (cxlt_rp_state(rp) != CXLT_RP_MIGRATING)
+		folio = filemap_get_folio(mapping, vmf->pgoff);
+		if (IS_ERR(folio)) {
+			/* Pairs with the barrier of the fencer's removal from the cache. */
+			smp_rmb();
+			if (cxlt_rp_state(rp) == CXLT_RP_FENCED)
+				return VM_FAULT_HWPOISON;
+			folio = cxlt_fault_new(r, rp, vmf->pgoff);
+			if (folio == ERR_PTR(-EEXIST))
+				continue;
+			if (IS_ERR(folio))
+				return VM_FAULT_SIGBUS;
 			break;
-		cxlt_rp_unlock(rp);
-		if (wait_var_event_killable(rp, cxlt_rp_state(rp) != CXLT_RP_MIGRATING))
-			return cxlt_fault_killed(vmf);
-	}
-
-	switch (cxlt_rp_state(rp)) {
-	case CXLT_RP_EMPTY:
-		page = cxlt_place(r, vmf->pgoff, &nid, &fast);
-		if (!page) {
-			cxlt_rp_unlock(rp);
-			pr_debug("region %s: no memory for page %lu under policy %s (fast_budget_mb=%u)\n",
-				 r->name, vmf->pgoff, cxlt_policy_names[r->policy],
-				 READ_ONCE(fast_budget_mb));
-			return VM_FAULT_SIGBUS;
 		}
-		rp->page = page;
-		cxlt_rp_update(rp, CXLT_RP_STATE_MASK | CXLT_RP_FAST | CXLT_RP_NODE_MASK,
-			       (CXLT_RP_PRESENT << CXLT_RP_STATE_SHIFT) |
-			       (fast ? CXLT_RP_FAST : 0) |
-			       ((unsigned long)nid << CXLT_RP_NODE_SHIFT));
-		atomic_long_inc(&r->resident);
-		break;
-	case CXLT_RP_PRESENT:
-		break;
-	case CXLT_RP_FENCED:
-		cxlt_rp_unlock(rp);
-		return VM_FAULT_HWPOISON;
-	case CXLT_RP_MIGRATING:		/* not with the lock held (loop above) */
-		break;
+		lock_map_acquire(&cxlt_page_lockdep_map);
+		lock_map_release(&cxlt_page_lockdep_map);
+		if (!folio_trylock(folio) && __folio_lock_killable(folio)) {
+			folio_put(folio);
+			return cxlt_fault_killed(vmf);
+		}
+		/* A migrator replaced it (or region free took it) while we waited. */
+		if (folio->mapping == mapping)
+			break;
+		folio_unlock(folio);
+		folio_put(folio);
 	}
-
-	rc = vm_insert_page(vmf->vma, vmf->address, rp->page);
-	cxlt_rp_unlock(rp);
-	/*
-	 * -EBUSY: another thread of this mm mapped the page while we waited.  Any
-	 * other error (no memory for a page table page) is SIGBUS, never
-	 * VM_FAULT_OOM (see the DOC above).
-	 */
-	if (rc && rc != -EBUSY)
-		return VM_FAULT_SIGBUS;
-	return VM_FAULT_NOPAGE;
+	if (unlikely(folio_test_hwpoison(folio))) {
+		folio_unlock(folio);
+		folio_put(folio);
+		return VM_FAULT_HWPOISON;
+	}
+	/* The daemon unmapped the page to see whether it is used: it is. */
+	if (READ_ONCE(rp->bits) & CXLT_RP_ARMED)
+		cxlt_rp_update(rp, CXLT_RP_ARMED | CXLT_RP_ACCESSED, CXLT_RP_ACCESSED);
+	vmf->page = folio_file_page(folio, vmf->pgoff);
+	return VM_FAULT_LOCKED;
 }
 
 static void cxlt_region_vm_open(struct vm_area_struct *vma)
@@ -620,7 +682,9 @@ static void cxlt_region_vm_close(struct vm_area_struct *vma)
 
 /*
  * The VMA's file holds a reference on the region (file->private_data), so the
- * region outlives every VMA; open/close only count mappings for stat.
+ * region outlives every VMA; open/close only count mappings for stat.  No
+ * ->map_pages: every access to an unmapped page reaches the fault handler, which
+ * is what the daemon's sampling counts on.
  */
 static const struct vm_operations_struct cxlt_region_vm_ops = {
 	.open = cxlt_region_vm_open,
@@ -670,32 +734,38 @@ int cxlt_region_mmap(struct file *file, struct vm_area_struct *vma)
  *	entries) and @c->names (CXLT_MAX_WAYS entries) are provided by the caller
  *	and zeroed
  *
- * Blades beyond @c->max_blades are not counted.
+ * Blades beyond @c->max_blades are not counted.  A snapshot: pages may move while
+ * it is taken.
  *
- * Context: process context; takes each non-empty entry's lock in turn.
+ * Context: process context.
  */
 void cxlt_region_census(struct cxlt_region *r, struct cxlt_census *c)
 {
+	struct address_space *mapping = r->inode->i_mapping;
 	struct cxlt_rpage *chunk, *rp;
-	unsigned long ci, i;
-	int n, k, b;
+	unsigned long ci, i, pfn;
+	struct folio *folio;
+	int n, k, b, nid;
 
 	xa_for_each(&r->chunks, ci, chunk) {
 		for (i = 0; i < CXLT_RP_PER_CHUNK; i++) {
 			rp = &chunk[i];
-			if (cxlt_rp_state(rp) == CXLT_RP_EMPTY)
+			if (cxlt_rp_hint(rp) != CXLTIER_HINT_NONE)
+				c->hinted++;
+			if (cxlt_rp_state(rp) != CXLT_RP_PRESENT)
 				continue;
-			cxlt_rp_lock(rp);
-			if (cxlt_rp_state(rp) != CXLT_RP_PRESENT &&
-			    cxlt_rp_state(rp) != CXLT_RP_MIGRATING) {
-				cxlt_rp_unlock(rp);
-				continue;
-			}
-			c->node_pages[cxlt_rp_node(rp)]++;
-			if (rp->bits & CXLT_RP_FAST)
+			nid = cxlt_rp_node(rp);
+			c->node_pages[nid]++;
+			if (READ_ONCE(rp->bits) & CXLT_RP_FAST) {
 				c->fast++;
-			n = cxlt_pfn_blades(page_to_pfn(rp->page), c->names, CXLT_MAX_WAYS);
-			cxlt_rp_unlock(rp);
+				continue;	/* DRAM: on no blade */
+			}
+			folio = filemap_get_folio(mapping, ci * CXLT_RP_PER_CHUNK + i);
+			if (IS_ERR(folio))
+				continue;
+			pfn = folio_pfn(folio);
+			folio_put(folio);
+			n = cxlt_pfn_blades(pfn, c->names, CXLT_MAX_WAYS);
 			for (k = 0; k < n; k++) {
 				for (b = 0; b < c->nr_blades; b++)
 					if (!strcmp(c->blades[b].name, c->names[k].name))
@@ -719,84 +789,99 @@ const char *cxlt_policy_name(u32 policy)
 	return policy <= CXLTIER_POLICY_MAX ? cxlt_policy_names[policy] : "unknown";
 }
 
-/*
- * Refuse to offline a memory block that holds region pages: the kernel cannot
- * migrate them (see the DOC above).  Offlining isolates the block's pageblocks
- * before it calls MEM_GOING_OFFLINE, so no page allocated after this check can come
- * from the block; a page allocated before it was counted in flight on its node
- * before the allocation and in its block after it (cxlt_alloc_on()), so this check
- * sees it in one or the other.  An allocation in flight on the node refuses too
- * (its block is not known yet): the offline can be retried a moment later.
- */
-static int cxlt_region_memory_notify(struct notifier_block *nb, unsigned long action,
-				     void *data)
-{
-	struct memory_notify *mn = data;
-	unsigned long id, first, last;
-	struct cxlt_block *blk;
-	long pages = 0;
-	int nid;
+/* --- address_space operations --------------------------------------------------------- */
 
-	if (action != MEM_GOING_OFFLINE || !mn->nr_pages)
-		return NOTIFY_OK;
-	nid = pfn_to_nid(mn->start_pfn);
-	first = cxlt_block_id(mn->start_pfn);
-	last = cxlt_block_id(mn->start_pfn + mn->nr_pages - 1);
-	xa_for_each_range(&cxlt_acct.blocks, id, blk, first, last)
-		pages += atomic_long_read(&blk->pages);
-	if (!pages && !atomic_long_read(&cxlt_acct.inflight[nid]))
-		return NOTIFY_OK;
-	pr_info_ratelimited("memory %#llx-%#llx (node %d): %ld pages of global regions live there and cannot be moved; destroy those regions first\n",
-			    PFN_PHYS(mn->start_pfn), PFN_PHYS(mn->start_pfn + mn->nr_pages) - 1,
-			    nid, pages);
-	return notifier_from_errno(-EBUSY);
+/*
+ * The kernel moves a region folio: compaction, offlining a tier's memory, a
+ * FOLL_LONGTERM pin of a folio in ZONE_MOVABLE (which moves it to DRAM), mbind().
+ * The charge moves with it, the entry follows, and the move counts in the region's
+ * statistics like the daemon's.  Called with both folios locked.
+ */
+static int cxlt_region_migrate_folio(struct address_space *mapping, struct folio *dst,
+				     struct folio *src, enum migrate_mode mode)
+{
+	struct cxlt_region *r = mapping->host->i_private;
+	struct cxlt_rpage *rp = cxlt_region_entry(r, src->index, false);
+	int from = folio_nid(src), to = folio_nid(dst), rc;
+	bool was_fast, fast = cxlt_node_is_fast(to);
+
+	if (!rp || cxlt_rp_state(rp) != CXLT_RP_PRESENT)
+		return migrate_folio(mapping, dst, src, mode);
+	was_fast = READ_ONCE(rp->bits) & CXLT_RP_FAST;
+	cxlt_charge(r, to, fast, true);
+	rc = migrate_folio(mapping, dst, src, mode);
+	if (rc != MIGRATEPAGE_SUCCESS) {
+		cxlt_region_uncharge(r, to, fast);
+		return rc;
+	}
+	cxlt_region_uncharge(r, from, was_fast);
+	cxlt_rp_update(rp, CXLT_RP_FAST | CXLT_RP_NODE_MASK,
+		       (fast ? CXLT_RP_FAST : 0) | ((unsigned long)to << CXLT_RP_NODE_SHIFT));
+	if (fast != was_fast) {
+		atomic64_inc(fast ? &r->mig.promoted : &r->mig.demoted);
+		cxlt_tier_count_move(folio_pfn(fast ? src : dst), fast);
+	}
+	atomic64_add(PAGE_SIZE, &r->mig.moved_bytes);
+	return rc;
 }
 
-static struct notifier_block cxlt_region_memory_nb = {
-	.notifier_call = cxlt_region_memory_notify,
+/*
+ * memory_failure() found the folio's memory bad and has unmapped it: fence the
+ * page (a later fault gets SIGBUS, BUS_MCEERR_AR, never a fresh zeroed page in
+ * its place) and let the page cache drop it.  Called with the folio locked.
+ */
+static int cxlt_region_error_remove_folio(struct address_space *mapping,
+					  struct folio *folio)
+{
+	struct cxlt_region *r = mapping->host->i_private;
+	struct cxlt_rpage *rp = cxlt_region_entry(r, folio->index, false);
+
+	if (rp && cxlt_rp_state(rp) == CXLT_RP_PRESENT) {
+		cxlt_region_uncharge(r, cxlt_rp_node(rp), rp->bits & CXLT_RP_FAST);
+		cxlt_rp_update(rp, CXLT_RP_STATE_MASK | CXLT_RP_FAST,
+			       CXLT_RP_FENCED << CXLT_RP_STATE_SHIFT);
+		atomic_long_dec(&r->resident);
+		atomic_long_inc(&r->fenced);
+		/* Fenced before the folio leaves the cache: see cxlt_region_fault(). */
+		smp_wmb();
+	}
+	return generic_error_remove_folio(mapping, folio);
+}
+
+static const struct address_space_operations cxlt_region_aops = {
+	.dirty_folio = noop_dirty_folio,
+	.migrate_folio = cxlt_region_migrate_folio,
+	.error_remove_folio = cxlt_region_error_remove_folio,
 };
 
 /* debugfs "accounting": the module-wide counters, for tests and operators. */
 static int cxlt_acct_show(struct seq_file *m, void *unused)
 {
-	struct cxlt_block *blk;
-	unsigned long id;
 	int nid;
 
 	seq_printf(m, "fast_pages %ld\n", atomic_long_read(&cxlt_acct.fast));
 	for_each_node(nid)
-		if (atomic_long_read(&cxlt_acct.node[nid]) ||
-		    atomic_long_read(&cxlt_acct.inflight[nid]))
-			seq_printf(m, "node%d_pages %ld inflight %ld\n", nid,
-				   atomic_long_read(&cxlt_acct.node[nid]),
-				   atomic_long_read(&cxlt_acct.inflight[nid]));
-	xa_for_each(&cxlt_acct.blocks, id, blk)
-		if (atomic_long_read(&blk->pages))
-			seq_printf(m, "memory%lu_pages %ld\n", id,
-				   atomic_long_read(&blk->pages));
+		if (atomic_long_read(&cxlt_acct.node[nid]))
+			seq_printf(m, "node%d_pages %ld\n", nid,
+				   atomic_long_read(&cxlt_acct.node[nid]));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cxlt_acct);
 
 int cxlt_region_mm_init(struct dentry *dir)
 {
-	BUILD_BUG_ON(sizeof(struct cxlt_rpage) != 16);
+	BUILD_BUG_ON(sizeof(struct cxlt_rpage) != 8);
+	BUILD_BUG_ON(BITS_PER_LONG < 64);
 	BUILD_BUG_ON(MAX_NUMNODES > (CXLT_RP_NODE_MASK >> CXLT_RP_NODE_SHIFT) + 1);
 	if (fast_user_pct > 100) {
 		pr_err("fast_user_pct=%u is out of range (0-100)\n", fast_user_pct);
 		return -EINVAL;
 	}
+	lockdep_init_map(&cxlt_page_lockdep_map, "cxlt_page_lock", &cxlt_page_lock_key, 0);
 	debugfs_create_file("accounting", 0400, dir, NULL, &cxlt_acct_fops);
-	return register_memory_notifier(&cxlt_region_memory_nb);
+	return 0;
 }
 
 void cxlt_region_mm_exit(void)
 {
-	struct cxlt_block *blk;
-	unsigned long id;
-
-	unregister_memory_notifier(&cxlt_region_memory_nb);
-	xa_for_each(&cxlt_acct.blocks, id, blk)
-		kfree(blk);
-	xa_destroy(&cxlt_acct.blocks);
 }

@@ -10,125 +10,122 @@
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/fs.h>
+#include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/types.h>
-#include <linux/wait_bit.h>
 #include <linux/cxltier.h>
 
-/*
- * The policy core decides what the region pages' spare bits (heat) are for; its
- * header and the module's must coexist in one file (region_mm.c includes both).
- */
+/* The daemon keeps the policy core's classes and hints in the entries' bits. */
 #include "policy/cxlt_policy.h"
 
 struct cxlt_blade_name;
+struct folio;
 struct cxlt_region;
 struct dentry;
 
 /**
  * DOC: region page table
  *
- * Every page of a region has one entry, struct cxlt_rpage, 16 bytes: the page
- * pointer and one word of bits.  Entries live in chunks of one page (256 entries,
- * 1 MiB of region) allocated at the first fault in the chunk and kept until the
- * region is freed, so an entry's address is stable and can carry a bit lock.  The
- * chunks are found through an xarray indexed by chunk number, so a region that is
- * created but not touched costs no page table at all, and a sparse one only the
- * xarray nodes of the chunks it uses.
+ * A region's pages are page-cache folios of the region's inode (one page each):
+ * the inode's address_space maps a page offset to its folio, the rmap links every
+ * mapping of it, and the folio lock is the per-page lock.  Beside that, every page
+ * has one entry, struct cxlt_rpage, a word of bits that the module keeps for
+ * itself.  Entries live in chunks of one page (512 entries, 2 MiB of region)
+ * allocated at the first fault (or hint) in the chunk and kept until the region is
+ * freed; the chunks are found through an xarray indexed by chunk number, so a
+ * region that is created but not touched costs nothing, and a sparse one only the
+ * chunks it uses.
  *
  * @bits holds, from bit 0:
- *   LOCKED (bit 0)	the entry lock: wait_on_bit_lock()/clear_and_wake_up_bit(),
- *			sleeping, because its holder allocates memory and maps pages
  *   state (bits 1-2)	enum cxlt_rp_state
  *   FAST (bit 3)	the page is charged to the DRAM budget (else to its node)
- *   hints (bits 4-7)	HOT, COLD, PIN: application advice for the migrator
- *   node (bits 16-31)	NUMA node of @page (also kept for a fenced page)
- *   bits 32-63		free for the hotness daemon (heat, epoch) on 64-bit
- * Only the lock holder changes @page, the state, FAST and the node; everything is
- * changed with atomic operations (cxlt_rp_update()), so bits owned by other users
- * (the lock bit, future heat) are never lost.  A reader that does not hold the lock
- * (stat) sees a consistent state and node, and at worst an old @page.
+ *   hint (bits 4-5)	CXLTIER_HINT_* (NONE, HOT, COLD, PIN): application advice
+ *   POLTIER (6-7)	the class the daemon last told the policy core
+ *   POLHINT (8-9)	the hint the daemon last told the policy core
+ *   ARMED (bit 10)	the daemon unmapped the page to sample it
+ *   ACCESSED (bit 11)	a fault found it ARMED: the page was used since
+ *   PROMOTED (bit 12)	the last move of the page was a promotion
+ *   node (bits 16-31)	NUMA node of the folio (also kept for a fenced page)
+ *   moved (bits 32-47)	the daemon's period number at the last move, for the
+ *			ping-pong count
+ * Bits are changed with atomic operations only (cxlt_rp_update()), so that their
+ * owners never lose each other's updates.  Owners:
+ *   - state, FAST, node, PROMOTED and moved: whoever holds the lock of the folio
+ *     in the page cache at that offset (the fault that inserts it, a migrator, the
+ *     kernel's own migration through ->migrate_folio, region free), so they always
+ *     describe that folio; EMPTY -> PRESENT is set by the fault that inserted the
+ *     folio, before it unlocks it.
+ *   - hint: the HINT ioctl.  POLTIER, POLHINT, ARMED: the daemon.
+ *   - ACCESSED: set by the fault path, cleared by the daemon.
+ * A reader without the folio lock (stat, PAGES) sees a consistent state and node.
  *
- * States and who moves an entry between them (always under the entry lock):
- *   EMPTY -> PRESENT		the fault handler allocates, zeroes and maps a page
- *   PRESENT -> MIGRATING	a migrator: it unmaps the page from every process with
- *				unmap_mapping_range() on the region's address_space,
- *				may drop the entry lock while it copies, and
- *   MIGRATING -> PRESENT	puts the new page in and calls wake_up_var(entry);
- *				a fault that finds MIGRATING sleeps in wait_var_event()
- *   PRESENT -> FENCED		a fencer: it unmaps the page everywhere and takes the
- *				page (never freed back, never mapped again); a fault
- *				on a fenced entry returns VM_FAULT_HWPOISON, which the
- *				mm turns into SIGBUS BUS_MCEERR_AR with the address
- * Because the fault handler maps the page while it holds the entry lock, a
- * migrator or fencer that holds the lock and has unmapped the page knows that no
- * process can map the old page again.  Pages are mapped refcounted
- * (vm_insert_page()), so a page under get_user_pages() has a raised refcount a
- * migrator must check for.  There is no reverse map from a page to its entry: a
- * migrator or fencer walks cxlt_regions.all, taking a reference on each region with
- * kref_get_unless_zero() (one may be on its way out) and dropping
- * cxlt_regions.lock before it takes entry locks, and compares the page frame
- * numbers of each region's entries with the failed blade's ranges.
+ * States:
+ *   EMPTY -> PRESENT		first touch: the fault handler allocates the folio on
+ *				the node the policy picks, zeroes it and inserts it
+ *				in the page cache
+ *   PRESENT -> PRESENT		a move to another node (cxlt_migrate_run(), or the
+ *				kernel's migration: compaction, memory offline,
+ *				long-term pinning), under the folio locks
+ *   PRESENT -> FENCED		the page's memory failed; a fault on it returns
+ *				VM_FAULT_HWPOISON (SIGBUS BUS_MCEERR_AR)
+ *   PRESENT -> EMPTY		region free
  */
 enum cxlt_rp_state {
 	CXLT_RP_EMPTY = 0,
 	CXLT_RP_PRESENT = 1,
-	CXLT_RP_MIGRATING = 2,
 	CXLT_RP_FENCED = 3,
 };
 
-#define CXLT_RP_LOCKED		0
 #define CXLT_RP_STATE_SHIFT	1
 #define CXLT_RP_STATE_MASK	(3UL << CXLT_RP_STATE_SHIFT)
 #define CXLT_RP_FAST		BIT(3)
-#define CXLT_RP_HOT		BIT(4)
-#define CXLT_RP_COLD		BIT(5)
-#define CXLT_RP_PIN		BIT(6)
+#define CXLT_RP_HINT_SHIFT	4
+#define CXLT_RP_HINT_MASK	(3UL << CXLT_RP_HINT_SHIFT)
+#define CXLT_RP_POLTIER_SHIFT	6
+#define CXLT_RP_POLTIER_MASK	(3UL << CXLT_RP_POLTIER_SHIFT)
+#define CXLT_RP_POLHINT_SHIFT	8
+#define CXLT_RP_POLHINT_MASK	(3UL << CXLT_RP_POLHINT_SHIFT)
+#define CXLT_RP_ARMED		BIT(10)
+#define CXLT_RP_ACCESSED	BIT(11)
+#define CXLT_RP_PROMOTED	BIT(12)
 #define CXLT_RP_NODE_SHIFT	16
 #define CXLT_RP_NODE_MASK	(0xffffUL << CXLT_RP_NODE_SHIFT)
+#define CXLT_RP_MOVED_SHIFT	32
+#define CXLT_RP_MOVED_MASK	(0xffffUL << CXLT_RP_MOVED_SHIFT)
 
 /**
- * struct cxlt_rpage - one page of a region
- * @page: the page while PRESENT or MIGRATING (the old page), the fencer's page or
- *	NULL while FENCED, NULL while EMPTY
- * @bits: lock, state, flags and node; see DOC: region page table
+ * struct cxlt_rpage - the module's word about one page of a region
+ * @bits: see DOC: region page table
  */
 struct cxlt_rpage {
-	struct page *page;
 	unsigned long bits;
 };
 
 #define CXLT_RP_PER_CHUNK	(PAGE_SIZE / sizeof(struct cxlt_rpage))
 
-/* For the module's own short walks (stat, free); faults use the killable lock. */
-static inline void cxlt_rp_lock(struct cxlt_rpage *rp)
+static inline unsigned long cxlt_rp_field(const struct cxlt_rpage *rp, unsigned long mask,
+					  int shift)
 {
-	wait_on_bit_lock(&rp->bits, CXLT_RP_LOCKED, TASK_UNINTERRUPTIBLE);
-}
-
-/* Return: 0 with the entry locked, or -EINTR when a fatal signal came first. */
-static inline int cxlt_rp_lock_killable(struct cxlt_rpage *rp)
-{
-	return wait_on_bit_lock(&rp->bits, CXLT_RP_LOCKED, TASK_KILLABLE);
-}
-
-static inline void cxlt_rp_unlock(struct cxlt_rpage *rp)
-{
-	clear_and_wake_up_bit(CXLT_RP_LOCKED, &rp->bits);
+	return (READ_ONCE(rp->bits) & mask) >> shift;
 }
 
 static inline enum cxlt_rp_state cxlt_rp_state(const struct cxlt_rpage *rp)
 {
-	return (READ_ONCE(rp->bits) & CXLT_RP_STATE_MASK) >> CXLT_RP_STATE_SHIFT;
+	return cxlt_rp_field(rp, CXLT_RP_STATE_MASK, CXLT_RP_STATE_SHIFT);
 }
 
 static inline int cxlt_rp_node(const struct cxlt_rpage *rp)
 {
-	return (READ_ONCE(rp->bits) & CXLT_RP_NODE_MASK) >> CXLT_RP_NODE_SHIFT;
+	return cxlt_rp_field(rp, CXLT_RP_NODE_MASK, CXLT_RP_NODE_SHIFT);
 }
 
-/* Replace the bits in @mask by @val, atomically; caller holds the entry lock. */
+static inline u32 cxlt_rp_hint(const struct cxlt_rpage *rp)
+{
+	return cxlt_rp_field(rp, CXLT_RP_HINT_MASK, CXLT_RP_HINT_SHIFT);
+}
+
+/* Replace the bits in @mask by @val, atomically. */
 static inline void cxlt_rp_update(struct cxlt_rpage *rp, unsigned long mask,
 				  unsigned long val)
 {
@@ -142,6 +139,7 @@ static inline void cxlt_rp_update(struct cxlt_rpage *rp, unsigned long mask,
  * struct cxlt_census - a region's resident pages by node and blade (stat)
  * @node_pages: pages per node, nr_node_ids entries, zeroed by the caller
  * @fast: pages charged to the DRAM budget
+ * @hinted: pages with a hint
  * @blades: pages per blade, room for @max_blades, zeroed by the caller
  * @nr_blades: entries of @blades in use
  * @max_blades: room in @blades
@@ -150,11 +148,15 @@ static inline void cxlt_rp_update(struct cxlt_rpage *rp, unsigned long mask,
 struct cxlt_census {
 	u64 *node_pages;
 	u64 fast;
+	u64 hinted;
 	struct cxltier_blade_pages *blades;
 	int nr_blades;
 	int max_blades;
 	struct cxlt_blade_name *names;
 };
+
+/* Lockdep's map of region folio locks (region_mm.c). */
+extern struct lockdep_map cxlt_page_lockdep_map;
 
 /* The region's inode and its pseudo filesystem. */
 int cxlt_region_inode_alloc(struct cxlt_region *r);
@@ -173,5 +175,12 @@ int cxlt_region_mmap(struct file *file, struct vm_area_struct *vma);
 bool cxlt_node_is_fast(int nid);
 void cxlt_region_census(struct cxlt_region *r, struct cxlt_census *c);
 const char *cxlt_policy_name(u32 policy);
+unsigned long cxlt_fast_budget_pages(void);
+unsigned long cxlt_fast_used_pages(void);
+
+/* For the migrator (migrate.c): a target folio, allocated and charged, and back. */
+struct folio *cxlt_region_alloc_target(struct cxlt_region *r, unsigned long pgoff,
+				       bool fast, int *nidp);
+void cxlt_region_uncharge(struct cxlt_region *r, int nid, bool fast);
 
 #endif /* _CXLT_REGION_MM_H */

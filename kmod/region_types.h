@@ -48,14 +48,16 @@ struct mem_cgroup;
  * @nodes: allowed nodes; empty means any
  * @destroyed: the name and id are gone; set once, under cxlt_regions.lock too
  * @inode: the region's inode on the module's pseudo filesystem (region_mm.c); its
- *	i_mapping is the region's address_space, which every mapping of the region
- *	is linked into
+ *	i_mapping is the region's address_space: it holds the region's pages (as
+ *	page-cache folios) and every mapping of the region is linked into it
  * @chunks: chunk number -> chunk of entries (region_mm.h); each set once
  *	(xa_cmpxchg()) and never cleared until the region is freed
- * @resident: entries PRESENT or MIGRATING
+ * @resident: entries PRESENT
  * @fenced: entries FENCED
  * @nr_maps: VMAs mapping the region
  * @nr_files: open region files
+ * @mig: migration counters (STAT): written by the migrator, the daemon and the
+ *	kernel's migrations of the region's pages
  */
 struct cxlt_region {
 	struct kref ref;
@@ -81,6 +83,16 @@ struct cxlt_region {
 	atomic_long_t fenced;
 	atomic_t nr_maps;
 	atomic_t nr_files;
+	struct cxlt_region_mig {
+		atomic64_t promoted;
+		atomic64_t demoted;
+		atomic64_t pingpong;
+		atomic64_t skipped_pinned;
+		atomic64_t failed;
+		atomic64_t moved_bytes;
+		atomic64_t sampled;
+		atomic64_t accessed;
+	} mig;
 };
 
 #endif /* _CXLT_REGION_TYPES_H */

@@ -57,6 +57,17 @@ struct kobject *cxlt_sysfs_cxl_regions_dir(void)
 }
 
 /**
+ * cxlt_sysfs_root() - /sys/kernel/cxltier itself, for directories of its own
+ *	that other files make (daemon/)
+ *
+ * Return: its kobject, valid from cxlt_sysfs_init() to cxlt_sysfs_exit().
+ */
+struct kobject *cxlt_sysfs_root(void)
+{
+	return cxlt_root_kobj;
+}
+
+/**
  * cxlt_sysfs_tiers_dir() - /sys/kernel/cxltier/tiers
  *
  * Return: its kobject, valid from cxlt_sysfs_init() to cxlt_sysfs_exit().

@@ -13,5 +13,6 @@ void cxlt_sysfs_exit(void);
 struct kobject *cxlt_sysfs_blades_dir(void);
 struct kobject *cxlt_sysfs_cxl_regions_dir(void);
 struct kobject *cxlt_sysfs_tiers_dir(void);
+struct kobject *cxlt_sysfs_root(void);
 
 #endif /* _CXLT_SYSFS_H */

@@ -73,9 +73,14 @@ enum cxlt_adist_source {
  * @granularity: interleave granularity in bytes
  * @nr_blades: entries in @blades
  * @blades: memdev names of the region's targets, in interleave position order
+ * @removing: being removed: no new region page is placed on the tier's node;
+ *	under cxlt_tiers.lookup_lock
+ * @promoted: region pages moved off the tier to the fast tier
+ * @demoted: region pages moved onto the tier from the fast tier
  *
  * Set before the tier is listed and published, then constant until removal (which
- * holds cxlt_tiers.lock), so show() methods read it without locks.
+ * holds cxlt_tiers.lock), so show() methods read it without locks; except
+ * @removing and the counters.
  */
 struct cxlt_tier {
 	struct kobject kobj;
@@ -94,6 +99,9 @@ struct cxlt_tier {
 	u32 granularity;
 	u32 nr_blades;
 	char blades[CXLT_MAX_WAYS][CXLT_NAME_LEN];
+	bool removing;
+	atomic64_t promoted;
+	atomic64_t demoted;
 };
 
 static const char *const cxlt_adist_source_names[] = {
@@ -228,7 +236,23 @@ static ssize_t tier_blades_show(struct kobject *kobj, struct kobj_attribute *att
 	return cxlt_cxl_region_blades_show(to_tier(kobj)->region, buf);
 }
 
+static ssize_t tier_promoted_pages_show(struct kobject *kobj, struct kobj_attribute *attr,
+					char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&to_tier(kobj)->promoted));
+}
+
+static ssize_t tier_demoted_pages_show(struct kobject *kobj, struct kobj_attribute *attr,
+				       char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&to_tier(kobj)->demoted));
+}
+
 static struct kobj_attribute tier_attr_node = __ATTR(node, 0444, tier_node_show, NULL);
+static struct kobj_attribute tier_attr_promoted_pages =
+	__ATTR(promoted_pages, 0444, tier_promoted_pages_show, NULL);
+static struct kobj_attribute tier_attr_demoted_pages =
+	__ATTR(demoted_pages, 0444, tier_demoted_pages_show, NULL);
 static struct kobj_attribute tier_attr_adistance =
 	__ATTR(adistance, 0444, tier_adistance_show, NULL);
 static struct kobj_attribute tier_attr_adistance_source =
@@ -244,6 +268,8 @@ static struct attribute *cxlt_tier_attrs[] = {
 	&tier_attr_start.attr,
 	&tier_attr_size.attr,
 	&tier_attr_blades.attr,
+	&tier_attr_promoted_pages.attr,
+	&tier_attr_demoted_pages.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(cxlt_tier);
@@ -578,8 +604,13 @@ int cxlt_tier_remove(const char *name)
 			pr_warn("tier remove %s: not a tier\n", name);
 			return -ENOENT;
 		}
+		/* Region pages go elsewhere from now on; the kernel moves those there. */
+		scoped_guard(spinlock, &cxlt_tiers.lookup_lock)
+			tier->removing = true;
 		rc = cxlt_tier_unplug(tier);
 		if (rc) {
+			scoped_guard(spinlock, &cxlt_tiers.lookup_lock)
+				tier->removing = false;
 			pr_warn("tier remove %s: %s; the tier stays online, nothing was lost\n",
 				name, rc == -EINTR ? "interrupted" :
 				"some pages cannot be moved off it");
@@ -598,20 +629,50 @@ int cxlt_tier_remove(const char *name)
 }
 
 /**
- * cxlt_tier_nodes() - the NUMA nodes of the registered tiers
- * @nodes: filled in
+ * cxlt_tier_nodes() - the NUMA nodes region pages may be placed on as slow pages
+ * @nodes: filled in: the nodes of registered tiers, except a node one of whose
+ *	tiers is being removed
  *
  * Context: any; takes a spinlock.
  */
 void cxlt_tier_nodes(nodemask_t *nodes)
 {
 	struct cxlt_tier *tier;
+	nodemask_t going;
 
 	nodes_clear(*nodes);
+	nodes_clear(going);
 	scoped_guard(spinlock, &cxlt_tiers.lookup_lock) {
-		list_for_each_entry(tier, &cxlt_tiers.list, node)
-			node_set(tier->nid, *nodes);
+		list_for_each_entry(tier, &cxlt_tiers.list, node) {
+			if (tier->removing)
+				node_set(tier->nid, going);
+			else
+				node_set(tier->nid, *nodes);
+		}
 	}
+	nodes_andnot(*nodes, *nodes, going);
+}
+
+/**
+ * cxlt_tier_count_move() - count a region page moved off or onto a tier
+ * @pfn: the page's frame on the slow side of the move
+ * @promoted: moved off the tier to the fast tier, else onto it
+ *
+ * Context: any; takes a spinlock.
+ */
+void cxlt_tier_count_move(unsigned long pfn, bool promoted)
+{
+	u64 pa = PFN_PHYS(pfn);
+	struct cxlt_tier *tier;
+
+	spin_lock(&cxlt_tiers.lookup_lock);
+	list_for_each_entry(tier, &cxlt_tiers.list, node) {
+		if (pa >= tier->start && pa < tier->start + tier->size) {
+			atomic64_inc(promoted ? &tier->promoted : &tier->demoted);
+			break;
+		}
+	}
+	spin_unlock(&cxlt_tiers.lookup_lock);
 }
 
 /**

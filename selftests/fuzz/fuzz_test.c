@@ -67,6 +67,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -245,7 +246,7 @@ static bool documented(int e)
 	switch (e) {
 	case EINVAL: case ENOENT: case EEXIST: case EACCES: case EPERM: case EFAULT:
 	case ENOTTY: case ENAMETOOLONG: case EFBIG: case ENOSPC: case ENOMEM: case EDQUOT:
-	case E2BIG: case EMFILE: case ENXIO: case EBUSY:
+	case E2BIG: case EMFILE: case ENXIO: case EBUSY: case EBADF:
 		return true;
 	}
 	return false;
@@ -289,7 +290,7 @@ static char *es_str(const struct eset *s, char *buf, size_t len)
  * Stages of a request, in the order the ABI checks them: an error of an earlier stage
  * hides those of later ones; within a stage the order is not part of the ABI.
  */
-enum { ST_CMD, ST_USIZE, ST_COPYIN, ST_SIZE, ST_VALID, ST_LOOKUP, ST_OUT, NR_ST };
+enum { ST_CMD, ST_USIZE, ST_COPYIN, ST_SIZE, ST_VALID, ST_LOOKUP, ST_RANGE, ST_OUT, NR_ST };
 
 struct expect {
 	struct eset st[NR_ST];		/* errors this stage must give (one of them) */
@@ -687,50 +688,6 @@ static int param_write(const char *name, const char *val)
 	return cxlt_write(path, val);
 }
 
-/* "name=value ..." of every readable parameter: what to load the module with again. */
-static void read_modparams(char *out, size_t len)
-{
-	size_t n = 0;
-	glob_t g;
-	size_t i;
-
-	out[0] = 0;
-	if (glob(PARAMS "/*", 0, NULL, &g))
-		return;
-	for (i = 0; i < g.gl_pathc; i++) {
-		char v[128];
-
-		if (cxlt_read(g.gl_pathv[i], v, sizeof(v)) || strchr(v, ' ') || !v[0])
-			continue;
-		n += snprintf(out + n, len - n, "%s%s=%s", n ? " " : "",
-			      strrchr(g.gl_pathv[i], '/') + 1, v);
-		if (n >= len)
-			break;
-	}
-	globfree(&g);
-}
-
-static int rmmod(void)
-{
-	return syscall(SYS_delete_module, "cxltier", O_NONBLOCK) ? -errno : 0;
-}
-
-static int insmod(void)
-{
-	char path[256];
-	struct utsname u;
-	int fd, rc;
-
-	uname(&u);
-	snprintf(path, sizeof(path), "/lib/modules/%s/extra/cxltier.ko", u.release);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	rc = syscall(SYS_finit_module, fd, G->modparams, 0) ? -errno : 0;
-	close(fd);
-	return rc;
-}
-
 /* Read a debugfs file of the module into buf ("" when it has none). */
 static void read_debugfs(const char *name, char *buf, size_t len)
 {
@@ -780,19 +737,25 @@ struct mfd {
 	bool wonly;	/* write-only: accepted by older modules, cannot be mapped */
 };
 
-enum { V_VERSION, V_CREATE, V_OPEN, V_DESTROY, V_LIST, V_STAT, V_SETPOL, NR_V };
+enum { V_VERSION, V_CREATE, V_OPEN, V_DESTROY, V_LIST, V_STAT, V_SETPOL, V_HINT, V_PAGES,
+       NR_V };
 
+/* @kmin: version 1's size (STAT grew since); shorter is EINVAL, kmin..ksize is valid. */
 static const struct verb {
 	const char *name;
-	unsigned int nr, dir, ksize;
+	unsigned int nr, dir, ksize, kmin;
 } verbs[NR_V] = {
 	[V_VERSION] = { "version", 0, _IOC_NONE, 0 },
 	[V_CREATE] = { "create", 1, _IOC_READ | _IOC_WRITE, sizeof(struct cxltier_create) },
 	[V_OPEN] = { "open", 2, _IOC_READ | _IOC_WRITE, sizeof(struct cxltier_open) },
 	[V_DESTROY] = { "destroy", 3, _IOC_WRITE, sizeof(struct cxltier_destroy) },
 	[V_LIST] = { "list", 4, _IOC_READ | _IOC_WRITE, sizeof(struct cxltier_list) },
-	[V_STAT] = { "stat", 5, _IOC_READ | _IOC_WRITE, sizeof(struct cxltier_stat) },
+	[V_STAT] = { "stat", 5, _IOC_READ | _IOC_WRITE, sizeof(struct cxltier_stat),
+		     offsetof(struct cxltier_stat, reserved) +
+		     sizeof(((struct cxltier_stat *)0)->reserved) },
 	[V_SETPOL] = { "set-policy", 6, _IOC_WRITE, sizeof(struct cxltier_set_policy) },
+	[V_HINT] = { "hint", 7, _IOC_WRITE, sizeof(struct cxltier_hint) },
+	[V_PAGES] = { "pages", 8, _IOC_READ | _IOC_WRITE, sizeof(struct cxltier_pages) },
 };
 
 /* Where the struct (or an array) is put. */
@@ -1115,6 +1078,8 @@ struct req {
 		struct cxltier_list list;
 		struct cxltier_stat stat;
 		struct cxltier_set_policy setpol;
+		struct cxltier_hint hint;
+		struct cxltier_pages pages;
 	} u;
 };
 
@@ -1151,7 +1116,7 @@ static void gen_envelope(struct req *q)
 		wcat(q, " dir=%u", d);
 		break;
 	case 1:		/* shorter than version 1 of the struct */
-		q->usize = rn(v->ksize);
+		q->usize = rn(v->kmin ? v->kmin : v->ksize);
 		es_add(&q->x.st[ST_USIZE], EINVAL);
 		wcat(q, " usize=%u", q->usize);
 		break;
@@ -1396,6 +1361,181 @@ static int body_setpol(struct req *q)
 	if (m == -1)
 		es_add(&q->x.st[ST_LOOKUP], ENOENT);
 	return m;
+}
+
+/*
+ * The region of a HINT or PAGES request: a region file (one in three, when there is
+ * one; its id and name must then be empty) or a selector on /dev/cxltier.  Returns
+ * the model index (-1: none known).
+ */
+static int gen_target(struct req *q, uint32_t *flags, uint32_t *id, char *name,
+		      uint32_t known, bool need_write)
+{
+	char w[96], w2[64] = "";
+	int m = -1, i, k;
+
+	*flags = gen_badflag(known, &q->x, w2, sizeof(w2));
+	if (F.nf && one_in(3)) {
+		k = rn(F.nf);
+		q->on_file = true;
+		q->fd = F.f[k].fd;
+		m = F.f[k].reg;
+		*flags &= ~CXLTIER_BY_ID;
+		if (one_in(10)) {
+			*flags |= CXLTIER_BY_ID;
+			es_add(&q->x.st[ST_VALID], EINVAL);
+		}
+		if (one_in(10)) {
+			snprintf(name, CXLTIER_NAME_MAX, "fz.%d", (int)rn(NAME_POOL));
+			es_add(&q->x.st[ST_VALID], EINVAL);
+		}
+		if (need_write && !F.f[k].wr)
+			es_add(&q->x.st[ST_LOOKUP], EBADF);
+		wcat(q, " on file #%u%s%s", F.r[m].id, F.f[k].wr ? "" : " (ro)", w2);
+		return m;
+	}
+	m = gen_sel(flags, id, name, &q->x, w, sizeof(w));
+	wcat(q, " %s%s", w, w2);
+	if (!(*flags & CXLTIER_BY_ID) && one_in(16)) {
+		*id = 1 + rn(1000);
+		es_add(&q->x.st[ST_VALID], EINVAL);
+		wcat(q, " id=%u", *id);
+	}
+	if (m == -1)
+		es_add(&q->x.st[ST_LOOKUP], ENOENT);
+	(void)i;
+	return m;
+}
+
+/* An offset into a region of @len bytes (0: unknown): mostly inside, sometimes not. */
+static uint64_t gen_offset(uint64_t len, struct req *q)
+{
+	uint64_t pages = len / PAGE, off;
+
+	switch (rn(10)) {
+	case 0:			/* not page-aligned */
+		off = (pages ? rn(pages) * PAGE : 0) + 1 + rn(PAGE - 1);
+		es_add(&q->x.st[ST_VALID], EINVAL);
+		return off;
+	case 1:			/* at or beyond the end */
+		off = (pages + rn(1000)) * PAGE;
+		if (len)
+			es_add(&q->x.st[ST_RANGE], EINVAL);
+		return off;
+	default:
+		return pages ? rn(pages < 128 ? pages : 128) * PAGE : 0;
+	}
+}
+
+static int body_hint(struct req *q)
+{
+	struct cxltier_hint *h = &q->u.hint;
+	uint64_t len, pages;
+	char w[64] = "";
+	int m;
+
+	m = gen_target(q, &h->flags, &h->id, h->name, q->on_file ? 0 : CXLTIER_HINT_FLAGS, true);
+	len = m >= 0 ? F.r[m].length : 0;
+	h->hint = one_in(12) ? CXLTIER_HINT_MAX + 1 + rn(1000) : rn(CXLTIER_HINT_MAX + 1);
+	if (h->hint > CXLTIER_HINT_MAX)
+		es_add(&q->x.st[ST_VALID], EINVAL);
+	h->offset = gen_offset(len, q);
+	pages = len / PAGE;
+	switch (rn(8)) {
+	case 0:
+		h->length = 0;
+		es_add(&q->x.st[ST_VALID], EINVAL);
+		break;
+	case 1:
+		h->length = PAGE * (1 + rn(4)) - 1 - rn(PAGE - 1);
+		es_add(&q->x.st[ST_VALID], EINVAL);
+		break;
+	case 2:			/* beyond the end */
+		h->length = len + PAGE;
+		if (len)
+			es_add(&q->x.st[ST_RANGE], EINVAL);
+		break;
+	default:		/* inside, if the offset is */
+		h->length = PAGE * (1 + rn(16));
+		if (len && (h->offset >= len || h->length > len - h->offset) &&
+		    !(h->offset % PAGE))
+			es_add(&q->x.st[ST_RANGE], EINVAL);
+		break;
+	}
+	(void)pages;
+	gen_reserved(h->reserved, sizeof(h->reserved), &q->x, w, sizeof(w));
+	wcat(q, " hint=%u off=%#llx len=%#llx%s", h->hint, (unsigned long long)h->offset,
+	     (unsigned long long)h->length, w);
+	return m;
+}
+
+static int body_pages(struct req *q, int *aplace, uint32_t *aroom)
+{
+	struct cxltier_pages *pg = &q->u.pages;
+	char w[64] = "";
+	uint64_t len;
+	int m;
+
+	m = gen_target(q, &pg->flags, &pg->id, pg->name, q->on_file ? 0 : CXLTIER_PAGES_FLAGS,
+		       false);
+	len = m >= 0 ? F.r[m].length : 0;
+	pg->offset = gen_offset(len, q);
+	switch (rn(8)) {
+	case 0:
+		pg->count = 0;
+		es_add(&q->x.st[ST_VALID], EINVAL);
+		break;
+	case 1:
+		pg->count = CXLTIER_PAGES_MAX + 1 + rn(1000);
+		es_add(&q->x.st[ST_VALID], EINVAL);
+		break;
+	default:
+		pg->count = 1 + rn(300);
+		break;
+	}
+	pg->nodes = gen_array(sizeof(int32_t), aplace, aroom, w, 0);
+	wcat(q, " off=%#llx count=%u nodes=%s", (unsigned long long)pg->offset, pg->count,
+	     place_names[*aplace]);
+	w[0] = 0;
+	gen_reserved(&pg->reserved0, sizeof(pg->reserved0), &q->x, w, sizeof(w));
+	gen_reserved(&pg->reserved1, sizeof(pg->reserved1), &q->x, w, sizeof(w));
+	gen_reserved(pg->reserved, sizeof(pg->reserved), &q->x, w, sizeof(w));
+	wcat(q, "%s", w);
+	/* The pages reported: cut at the region's end; more than the room faults. */
+	if (len && pg->offset < len && !(pg->offset % PAGE)) {
+		uint64_t left = (len - pg->offset) / PAGE;
+		uint64_t n = pg->count < left ? pg->count : left;
+
+		if (n > *aroom)
+			es_add(&q->x.st[ST_OUT], EFAULT);
+	} else if (!len && *aroom < pg->count) {
+		es_add(&q->x.maybe[ST_OUT], EFAULT);
+	}
+	return m;
+}
+
+/* PAGES: as many entries as the region has from the offset, each a node or NONE/FENCED. */
+static void post_pages(struct req *q, long rc, int m, int aplace)
+{
+	struct cxltier_pages *pg = (void *)F.arg;
+	const int32_t *nodes = (const void *)F.arr;
+	uint64_t left;
+	uint32_t i;
+
+	if (rc || m < 0 || q->place != P_NORMAL)
+		return;
+	left = (F.r[m].length - q->u.pages.offset) / PAGE;
+	CHECK(pg->count == (q->u.pages.count < left ? q->u.pages.count : left),
+	      "pages: reported %u of %u asked from %#llx of a %#llx-byte region", pg->count,
+	      q->u.pages.count, (unsigned long long)q->u.pages.offset,
+	      (unsigned long long)F.r[m].length);
+	if (aplace != P_NORMAL)
+		return;
+	for (i = 0; i < pg->count; i++)
+		CHECK(nodes[i] >= CXLTIER_PAGE_FENCED && nodes[i] < F.nnodes,
+		      "pages: entry %u is %d", i, nodes[i]);
+	CHECK(canary_intact(pg->count * sizeof(int32_t)),
+	      "pages wrote beyond the %u entries", pg->count);
 }
 
 static uint32_t gen_count(uint32_t n)
@@ -1781,6 +1921,12 @@ static void op_verb(int verb)
 		if (!(q.u.setpol.flags & CXLTIER_BY_ID) && q.u.setpol.id)
 			es_add(&q.x.maybe[ST_VALID], EINVAL);
 		break;
+	case V_HINT:
+		m = body_hint(&q);
+		break;
+	case V_PAGES:
+		m = body_pages(&q, &aplace, &aroom);
+		break;
 	}
 	if (verb != V_VERSION)
 		gen_size_field(&q);
@@ -1824,6 +1970,11 @@ static void op_verb(int verb)
 			memcpy(F.r[m].nodes, q.u.setpol.nodes, sizeof(F.r[m].nodes));
 		}
 		break;
+	case V_HINT:
+		break;
+	case V_PAGES:
+		post_pages(&q, rc, m, aplace);
+		break;
 	}
 }
 
@@ -1838,7 +1989,7 @@ static void op_unknown(void)
 	memset(&q, 0, sizeof(q));
 	switch (rn(4)) {
 	case 0:		/* an unused number of our type */
-		cmd = _IOC(rn(4), CXLTIER_IOC_MAGIC, 7 + rn(256 - 7), rn(1 << 14));
+		cmd = _IOC(rn(4), CXLTIER_IOC_MAGIC, NR_V + rn(256 - NR_V), rn(1 << 14));
 		break;
 	case 1:		/* VERSION with a direction or a size */
 		cmd = _IOC(1 + rn(3), CXLTIER_IOC_MAGIC, 0, rn(1 << 14));
@@ -1846,10 +1997,10 @@ static void op_unknown(void)
 	case 2: {	/* a verb's number with another type */
 		static const unsigned int types[] = { 0xc6, 0xc8, 'x', 0xab, 0xfe, 0x01 };
 
-		cmd = _IOC(rn(4), types[rn(6)], rn(8), rn(1 << 14));
+		cmd = _IOC(rn(4), types[rn(6)], rn(NR_V), rn(1 << 14));
 		break;
 	}
-	default:	/* /dev/cxltier's commands on a region file: only STAT works there */
+	default:	/* /dev/cxltier's commands on a region file: STAT, HINT, PAGES only */
 		if (!F.nf)
 			return;
 		fd = F.f[rn(F.nf)].fd;
@@ -2289,8 +2440,12 @@ TEST_F_TIMEOUT(fuzz, ioctl_fuzz, 120)
 			op_verb(V_DESTROY);
 		else if (w < 52)
 			op_verb(V_LIST);
-		else if (w < 68)
+		else if (w < 62)
 			op_verb(V_STAT);
+		else if (w < 65)
+			op_verb(V_HINT);
+		else if (w < 68)
+			op_verb(V_PAGES);
 		else if (w < 76)
 			op_verb(V_SETPOL);
 		else if (w < 79)
@@ -2327,10 +2482,11 @@ TEST_F_TIMEOUT(fuzz, ioctl_fuzz, 120)
 	close(F.dev);
 	EXPECT_EQ(fds0 - 1, count_fds());
 	TH_LOG("%lu ops in %.1f s, %.0f ops/s", i, t, i / t);
-	TH_LOG("ok/refused: create %lu/%lu open %lu/%lu destroy %lu/%lu list %lu/%lu stat %lu/%lu set-policy %lu/%lu; %lu touches (%lu SIGBUS)",
+	TH_LOG("ok/refused: create %lu/%lu open %lu/%lu destroy %lu/%lu list %lu/%lu stat %lu/%lu set-policy %lu/%lu hint %lu/%lu pages %lu/%lu; %lu touches (%lu SIGBUS)",
 	       F.ok[V_CREATE], F.err[V_CREATE], F.ok[V_OPEN], F.err[V_OPEN], F.ok[V_DESTROY],
 	       F.err[V_DESTROY], F.ok[V_LIST], F.err[V_LIST], F.ok[V_STAT], F.err[V_STAT],
-	       F.ok[V_SETPOL], F.err[V_SETPOL], F.touches, F.sigbus);
+	       F.ok[V_SETPOL], F.err[V_SETPOL], F.ok[V_HINT], F.err[V_HINT], F.ok[V_PAGES],
+	       F.err[V_PAGES], F.touches, F.sigbus);
 	TH_LOG("seconds in the ioctls: create %.2f open %.2f destroy %.2f list %.2f stat %.2f set-policy %.2f",
 	       F.secs[V_CREATE], F.secs[V_OPEN], F.secs[V_DESTROY], F.secs[V_LIST],
 	       F.secs[V_STAT], F.secs[V_SETPOL]);
@@ -2355,7 +2511,7 @@ static bool unload_refused(int rc)
 /* Unload (must work now), check it is gone, load it again with its parameters. */
 static void reload(struct __test_metadata *_metadata)
 {
-	int rc = rmmod(), i;
+	int rc = cxlt_rmmod(), i;
 
 	EXPECT_EQ(0, rc) TH_LOG("rmmod: %s (refcnt %d)", strerror(-rc), module_refcnt());
 	if (rc)
@@ -2363,7 +2519,7 @@ static void reload(struct __test_metadata *_metadata)
 	G->reloaded = true;
 	EXPECT_NE(0, access(DEV, F_OK));
 	EXPECT_FALSE(cxlt_module_loaded());
-	rc = insmod();
+	rc = cxlt_insmod(G->modparams);
 	EXPECT_EQ(0, rc) TH_LOG("insmod %s: %s", G->modparams, strerror(-rc));
 	for (i = 0; i < 100 && access(DEV, F_OK); i++)
 		usleep(10000);
@@ -2503,11 +2659,11 @@ TEST_F_TIMEOUT(fuzz, rmmod, 60)
 	op_desc("an open /dev/cxltier");
 	dev = dev_open();
 	ASSERT_LE(0, dev);
-	EXPECT_TRUE(unload_refused(rmmod()));
+	EXPECT_TRUE(unload_refused(cxlt_rmmod()));
 	op_desc("a region");
 	ASSERT_EQ(0, rg_create(dev, "rm.a", 8 * PAGE, 0, -1, NULL));
 	close(dev);
-	EXPECT_TRUE(unload_refused(rmmod()));
+	EXPECT_TRUE(unload_refused(cxlt_rmmod()));
 	op_desc("a region file of a destroyed region");
 	dev = dev_open();
 	ASSERT_LE(0, dev);
@@ -2515,13 +2671,13 @@ TEST_F_TIMEOUT(fuzz, rmmod, 60)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, rg_destroy(dev, "rm.a"));
 	close(dev);
-	EXPECT_TRUE(unload_refused(rmmod()));
+	EXPECT_TRUE(unload_refused(cxlt_rmmod()));
 	op_desc("a mapping of it, its file closed");
 	p = mmap(NULL, 8 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, p);
 	memset(p, 0x5a, 8 * PAGE);
 	close(fd);
-	EXPECT_TRUE(unload_refused(rmmod()));
+	EXPECT_TRUE(unload_refused(cxlt_rmmod()));
 	op_desc("the mapping, in a forked child only");
 	ASSERT_EQ(0, pipe(pipefd));
 	holder = fork();
@@ -2535,7 +2691,7 @@ TEST_F_TIMEOUT(fuzz, rmmod, 60)
 	}
 	close(pipefd[0]);
 	munmap(p, 8 * PAGE);
-	EXPECT_TRUE(unload_refused(rmmod()));
+	EXPECT_TRUE(unload_refused(cxlt_rmmod()));
 	close(pipefd[1]);
 	ASSERT_EQ(holder, waitpid(holder, &status, 0));
 	EXPECT_EQ(0, status);
@@ -2573,7 +2729,7 @@ TEST_F_TIMEOUT(fuzz, rmmod, 60)
 		}
 		op_desc("cycle %d: unload while rm.keep exists and three processes churn", cycle);
 		for (i = 0; i < 40; i++) {
-			rc = rmmod();
+			rc = cxlt_rmmod();
 			CHECK(unload_refused(rc), "unload with a region present: %s",
 			      rc ? strerror(-rc) : "it worked");
 			if (!rc)
@@ -2594,7 +2750,7 @@ TEST_F_TIMEOUT(fuzz, rmmod, 60)
 			if (tries)
 				usleep(500);
 
-			rc = rmmod();
+			rc = cxlt_rmmod();
 			live = __atomic_load_n(&c->live, __ATOMIC_SEQ_CST);
 			if (!rc) {
 				CHECK(live == 0, "the module unloaded while %d of its objects existed",
@@ -2621,7 +2777,7 @@ TEST_F_TIMEOUT(fuzz, rmmod, 60)
 			reload(_metadata);
 		} else {
 			G->reloaded = true;
-			rc = insmod();
+			rc = cxlt_insmod(G->modparams);
 			EXPECT_EQ(0, rc) TH_LOG("insmod: %s", strerror(-rc));
 		}
 		for (i = 0; i < 100 && access(DEV, F_OK); i++)
@@ -4560,7 +4716,7 @@ static void safety_net(void)
 	if (getpid() != main_pid)
 		return;
 	if (!cxlt_module_loaded() && G->modparams[0] != '?') {
-		rc = insmod();
+		rc = cxlt_insmod(G->modparams);
 		fprintf(stderr, "# fuzz: cxltier.ko was not loaded at exit; loaded it again: %s\n",
 			rc ? strerror(-rc) : "ok");
 	}
@@ -4632,7 +4788,7 @@ int main(int argc, char **argv)
 	main_pid = getpid();
 	strcpy(G->modparams, "?");
 	if (cxlt_module_loaded()) {
-		read_modparams(G->modparams, sizeof(G->modparams));
+		cxlt_module_params(G->modparams, sizeof(G->modparams));
 		dev = dev_open();
 		if (dev >= 0) {
 			/* Our names left behind by an earlier run that died: not a baseline. */

@@ -82,6 +82,36 @@ static inline int rg_set_policy(int dev, const char *name, uint32_t policy)
 	return xioctl(dev, CXLTIER_IOC_SET_POLICY, &s);
 }
 
+/* HINT through @fd: /dev/cxltier with @name, or a region file with @name NULL. */
+static inline int rg_hint(int fd, const char *name, uint64_t off, uint64_t len,
+			  uint32_t hint)
+{
+	struct cxltier_hint h = { .size = sizeof(h), .hint = hint, .offset = off,
+				  .length = len };
+
+	if (name)
+		snprintf(h.name, sizeof(h.name), "%s", name);
+	return xioctl(fd, CXLTIER_IOC_HINT, &h);
+}
+
+/*
+ * PAGES through @fd (/dev/cxltier with @name, or a region file with @name NULL): the
+ * node of each of @count pages from byte @off into @nodes.  Returns the number of
+ * pages reported, or -errno.
+ */
+static inline int rg_pages(int fd, const char *name, uint64_t off, uint32_t count,
+			   int32_t *nodes)
+{
+	struct cxltier_pages p = { .size = sizeof(p), .offset = off, .count = count,
+				   .nodes = (uintptr_t)nodes };
+	int rc;
+
+	if (name)
+		snprintf(p.name, sizeof(p.name), "%s", name);
+	rc = xioctl(fd, CXLTIER_IOC_PAGES, &p);
+	return rc ? rc : (int)p.count;
+}
+
 struct rstat {
 	struct cxltier_stat st;
 	struct cxltier_node_pages nodes[64];

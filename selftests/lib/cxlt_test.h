@@ -14,9 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #define CXLT_SYSFS	"/sys/kernel/cxltier"
+#define CXLT_PARAMS	"/sys/module/cxltier/parameters"
 #define CXL_SYSFS	"/sys/bus/cxl/devices"
 
 /* Read a whole (small) file into buf without the trailing newline; -errno on error. */
@@ -91,6 +95,51 @@ static inline int cxlt_link_name(const char *path, char *buf, size_t len)
 static inline int cxlt_module_loaded(void)
 {
 	return access(CXLT_SYSFS, F_OK) == 0;
+}
+
+/* "name=value ..." of every readable parameter: what to load the module with again. */
+static inline void cxlt_module_params(char *out, size_t len)
+{
+	size_t n = 0, i;
+	glob_t g;
+
+	out[0] = 0;
+	if (glob(CXLT_PARAMS "/*", 0, NULL, &g))
+		return;
+	for (i = 0; i < g.gl_pathc; i++) {
+		char v[128];
+
+		if (cxlt_read(g.gl_pathv[i], v, sizeof(v)) || strchr(v, ' ') || !v[0])
+			continue;
+		n += snprintf(out + n, len - n, "%s%s=%s", n ? " " : "",
+			      strrchr(g.gl_pathv[i], '/') + 1, v);
+		if (n >= len)
+			break;
+	}
+	globfree(&g);
+}
+
+/* Unload cxltier.ko without waiting: 0, or -EWOULDBLOCK/-EBUSY while it is in use. */
+static inline int cxlt_rmmod(void)
+{
+	return syscall(SYS_delete_module, "cxltier", O_NONBLOCK) ? -errno : 0;
+}
+
+/* Load the guest's cxltier.ko with @params ("name=value ..."); 0 or -errno. */
+static inline int cxlt_insmod(const char *params)
+{
+	char path[256];
+	struct utsname u;
+	int fd, rc;
+
+	uname(&u);
+	snprintf(path, sizeof(path), "/lib/modules/%s/extra/cxltier.ko", u.release);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	rc = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return rc;
 }
 
 #ifdef __KSELFTEST_HARNESS_H

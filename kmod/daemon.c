@@ -1,0 +1,857 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: the migration daemon
+ *
+ * One kernel thread, cxltierd, runs the placement policy core (policy/) over the
+ * pages of every global region whose policy is fast-first, once per period_ms:
+ *
+ *  1. Snapshot the regions (referenced for the period, so none is freed under
+ *     the daemon; one destroyed meanwhile is freed when the daemon lets go).  When
+ *     the set of managed regions changed, lay them out again: region k's page p is
+ *     policy page base_k + p, and the policy state (6 bytes per region page) is
+ *     made anew; heat starts over.
+ *  2. One pass over the page-table entries of the managed regions tells the policy
+ *     what changed since the last period (pages that appeared, moved by the kernel,
+ *     freed, hinted: the POLTIER and POLHINT bits remember what it was told) and
+ *     harvests the sample: a page armed last period whose fault found it ARMED
+ *     (ACCESSED) was used.  The same pass arms the next sample.
+ *  3. Sampling is by hinting faults, like NUMA balancing's: arming a page unmaps it
+ *     (one unmap_mapping_pages() per region and period, one TLB flush per VMA), and
+ *     the fault handler marks an armed page ACCESSED when it maps it again.  Why not
+ *     accessed bits: the rmap walks that harvest them (folio_referenced(), idle
+ *     page tracking) are not for modules, and without a TLB flush after clearing an
+ *     accessed bit a page that stays in the TLB looks idle: under QEMU's TCG, whose
+ *     software TLB is large, the hottest pages looked the coldest.  The cost is
+ *     one minor fault per used armed page per period, so at most sample_mb of
+ *     pages are armed per period; when the regions hold more, successive periods
+ *     arm successive windows and the policy's period is one full turn.
+ *  4. At the end of a policy period: end_period, select within the budget
+ *     (budget_mbps times the time since the last selection), move demotions first,
+ *     then promotions (migrate.c), and report every outcome to the policy.
+ *
+ * Pages still in a per-CPU LRU cache cannot be moved (the cache holds a reference);
+ * after a period that found some, the daemon drains the caches of every CPU.
+ * lru_add_drain_all() is not exported, but folio_batch_release() drains the local
+ * CPU's caches, so a work item on each CPU releases a reference of a page of ours.
+ *
+ * Tunables and counters are in /sys/kernel/cxltier/daemon/
+ * (Documentation/ABI/testing/sysfs-kernel-cxltier); tracepoints cxltier:cxlt_period
+ * and cxltier:cxlt_migrate_batch.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/freezer.h>
+#include <linux/kobject.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/pagevec.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/sysfs.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include "cxltier.h"
+#include "daemon.h"
+#include "migrate.h"
+#include "region.h"
+#include "region_mm.h"
+#include "region_types.h"
+
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
+static bool daemon_enable = true;
+module_param(daemon_enable, bool, 0444);
+MODULE_PARM_DESC(daemon_enable,
+		 "Start the migration daemon enabled (default on); /sys/kernel/cxltier/daemon/enable changes it later");
+
+/* Pages per MiB. */
+#define CXLT_MB_PAGES		(1UL << (20 - PAGE_SHIFT))
+/* Most pages moved per policy period in each direction (plan arrays). */
+#define CXLT_PLAN_MAX		(64UL << (20 - PAGE_SHIFT))
+#define CXLT_HEAT_BUCKETS	16
+
+/*
+ * Tunables, in the units of their sysfs names.  Written under cxlt_tun_lock by
+ * sysfs stores (after validation), read by the daemon with READ_ONCE().
+ */
+static struct cxlt_tunables {
+	u32 enable;
+	u32 period_ms;
+	u32 budget_mbps;
+	u32 sample_mb;
+	u32 wmark_low_mb;
+	u32 wmark_high_mb;
+	u32 decay_shift;
+	u32 idle_bits;
+	u32 burst_bits;
+	u32 confidence;
+	u32 hyst_steps;
+	u32 min_resid;
+} cxlt_tun = {
+	.period_ms = 1000,
+	.budget_mbps = 64,
+	.sample_mb = 256,
+	.wmark_low_mb = 4,
+	.wmark_high_mb = 8,
+};
+
+static DEFINE_MUTEX(cxlt_tun_lock);
+
+/* Counters since load (sysfs daemon/stats/); written by the daemon only. */
+static struct {
+	atomic64_t periods;
+	atomic64_t sampled_pages;
+	atomic64_t accessed_pages;
+	atomic64_t promoted_pages;
+	atomic64_t demoted_pages;
+	atomic64_t pingpong_pages;
+	atomic64_t skipped_pinned;
+	atomic64_t skipped_busy;
+	atomic64_t failed_pages;
+	atomic64_t moved_bytes;
+	atomic64_t batches;
+	atomic64_t cpu_ns;
+	atomic64_t managed_pages;
+	atomic64_t fast_pages;
+	atomic64_t metadata_bytes;
+} cxlt_dstat;
+
+/* One managed region in the policy's page numbering. */
+struct cxlt_lay {
+	struct cxlt_region *r;
+	u32 base;
+	u32 nr;
+	unsigned long arm_lo;	/* armed this period: lowest and highest offset */
+	unsigned long arm_hi;
+};
+
+/*
+ * The daemon's state.  @heat is read by sysfs under @heat_lock; everything else
+ * belongs to the thread alone.
+ */
+static struct {
+	struct task_struct *task;
+	wait_queue_head_t wq;
+	bool kick;
+	struct kobject *kobj;
+
+	spinlock_t heat_lock;		/* @heat: the daemon writes, sysfs reads */
+	u32 heat[2][CXLT_HEAT_BUCKETS];	/* [fast, slow][bucket] */
+
+	void *pol_mem;
+	struct cxlt_policy *pol;
+	struct cxlt_lay *lay;
+	unsigned int nr_lay;
+	u32 npages;
+	u64 gen;
+	u32 cursor;		/* next policy page to arm */
+	u32 prev_lo;		/* the window armed last period */
+	u32 prev_len;
+	bool wrapped;		/* this period's window reached the end */
+	u32 period;		/* decision periods, never 0 after the first */
+	u64 last_select_ns;
+	u32 *promote;
+	u32 *demote;
+	struct cxlt_move *mv;
+	bool need_drain;
+	struct page *drain_page;
+} cxlt_d = {
+	.heat_lock = __SPIN_LOCK_UNLOCKED(cxlt_d.heat_lock),
+};
+
+/* --- draining the per-CPU LRU caches -------------------------------------------------- */
+
+static void cxlt_drain_fn(struct work_struct *w)
+{
+	struct folio *folio = page_folio(cxlt_d.drain_page);
+	struct folio_batch fb;
+
+	folio_get(folio);
+	folio_batch_init(&fb);
+	folio_batch_add(&fb, folio);
+	/* Drains this CPU's LRU caches, then drops the reference. */
+	folio_batch_release(&fb);
+}
+
+static void cxlt_drain_all(void)
+{
+	struct work_struct __percpu *works = alloc_percpu(struct work_struct);
+	int cpu;
+
+	if (!works)
+		return;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		INIT_WORK(per_cpu_ptr(works, cpu), cxlt_drain_fn);
+		queue_work_on(cpu, system_highpri_wq, per_cpu_ptr(works, cpu));
+	}
+	for_each_online_cpu(cpu)
+		flush_work(per_cpu_ptr(works, cpu));
+	cpus_read_unlock();
+	free_percpu(works);
+}
+
+/* --- layout -------------------------------------------------------------------------- */
+
+static bool cxlt_managed(struct cxlt_region *r)
+{
+	bool managed;
+
+	spin_lock(&r->lock);
+	managed = r->policy == CXLTIER_POLICY_FAST_FIRST;
+	spin_unlock(&r->lock);
+	return managed;
+}
+
+static void cxlt_policy_free(void)
+{
+	kvfree(cxlt_d.pol_mem);
+	cxlt_d.pol_mem = NULL;
+	cxlt_d.pol = NULL;
+	kvfree(cxlt_d.lay);
+	cxlt_d.lay = NULL;
+	cxlt_d.nr_lay = 0;
+	cxlt_d.npages = 0;
+}
+
+/* The policy parameters from the tunables, for a period of @elapsed_ns. */
+static void cxlt_params(struct cxlt_policy_params *p, u64 elapsed_ns)
+{
+	unsigned long budget = cxlt_fast_budget_pages();
+	unsigned long used = cxlt_fast_used_pages();
+	unsigned long managed_fast = atomic64_read(&cxlt_dstat.fast_pages);
+	u64 moves;
+
+	/* Fast pages of unmanaged regions (pinned-fast) are not the policy's room. */
+	p->fast_pages = budget - min(budget, used > managed_fast ? used - managed_fast : 0);
+	p->wmark_high = min_t(u64, (u64)READ_ONCE(cxlt_tun.wmark_high_mb) * CXLT_MB_PAGES,
+			      p->fast_pages);
+	p->wmark_low = min_t(u64, (u64)READ_ONCE(cxlt_tun.wmark_low_mb) * CXLT_MB_PAGES,
+			     p->wmark_high);
+	moves = div_u64((u64)READ_ONCE(cxlt_tun.budget_mbps) * CXLT_MB_PAGES * elapsed_ns,
+			NSEC_PER_SEC);
+	p->budget = min_t(u64, moves, CXLT_PLAN_MAX);
+	p->decay_shift = READ_ONCE(cxlt_tun.decay_shift);
+	p->idle_bits = READ_ONCE(cxlt_tun.idle_bits);
+	p->burst_bits = READ_ONCE(cxlt_tun.burst_bits);
+	p->confidence = READ_ONCE(cxlt_tun.confidence);
+	p->hyst_steps = READ_ONCE(cxlt_tun.hyst_steps);
+	p->min_resid = READ_ONCE(cxlt_tun.min_resid);
+}
+
+/* Clear what the old policy was told, so that the new one hears all of it. */
+static void cxlt_forget(struct cxlt_region *r)
+{
+	struct cxlt_rpage *chunk;
+	unsigned long c, i;
+
+	xa_for_each(&r->chunks, c, chunk) {
+		for (i = 0; i < CXLT_RP_PER_CHUNK; i++)
+			cxlt_rp_update(&chunk[i], CXLT_RP_POLTIER_MASK | CXLT_RP_POLHINT_MASK, 0);
+		cond_resched();
+	}
+}
+
+/*
+ * Lay the managed regions of @snap out again if they changed.  Returns false when
+ * there is nothing to manage (or no memory for it).
+ */
+static bool cxlt_layout(struct cxlt_region **snap, int n, u64 gen)
+{
+	struct cxlt_policy_params p;
+	unsigned int nr = 0, i, k;
+	struct cxlt_lay *lay;
+	u64 total = 0;
+	size_t size;
+
+	for (i = 0; i < n; i++)
+		nr += cxlt_managed(snap[i]);
+	if (gen == cxlt_d.gen && nr == cxlt_d.nr_lay) {
+		for (i = 0, k = 0; i < n; i++)
+			if (cxlt_managed(snap[i]) && cxlt_d.lay[k++].r != snap[i])
+				break;
+		if (i == n)
+			return !!cxlt_d.pol;
+	}
+
+	cxlt_policy_free();
+	cxlt_d.gen = gen;
+	if (!nr)
+		return false;
+	lay = kvcalloc(nr, sizeof(*lay), GFP_KERNEL);
+	if (!lay)
+		return false;
+	for (i = 0, k = 0; i < n; i++) {
+		if (!cxlt_managed(snap[i]))
+			continue;
+		/* The policy numbers pages in 32 bits; regions beyond are not managed. */
+		if (total + snap[i]->nr_pages > U32_MAX)
+			break;
+		lay[k].r = snap[i];
+		lay[k].base = total;
+		lay[k].nr = snap[i]->nr_pages;
+		total += snap[i]->nr_pages;
+		cxlt_forget(snap[i]);
+		k++;
+	}
+	size = cxlt_policy_size(total);
+	cxlt_d.pol_mem = k ? kvzalloc(size, GFP_KERNEL) : NULL;
+	if (!cxlt_d.pol_mem) {
+		kvfree(lay);
+		return false;
+	}
+	cxlt_params(&p, 0);
+	if (cxlt_policy_init(&cxlt_d.pol, cxlt_d.pol_mem, size, total, &p)) {
+		pr_warn_once("daemon: the policy refused its parameters; migration is off until they change\n");
+		kvfree(lay);
+		cxlt_policy_free();
+		cxlt_d.gen = 0;
+		return false;
+	}
+	cxlt_d.lay = lay;
+	cxlt_d.nr_lay = k;
+	cxlt_d.npages = total;
+	cxlt_d.cursor = 0;
+	/* The first period visits everything: the new policy hears every page. */
+	cxlt_d.prev_lo = 0;
+	cxlt_d.prev_len = total;
+	return true;
+}
+
+/* --- one period -------------------------------------------------------------------- */
+
+static u32 cxlt_rp_class(unsigned long bits)
+{
+	if (((bits & CXLT_RP_STATE_MASK) >> CXLT_RP_STATE_SHIFT) != CXLT_RP_PRESENT)
+		return CXLT_TIER_NONE;
+	return bits & CXLT_RP_FAST ? CXLT_TIER_FAST : CXLT_TIER_SLOW;
+}
+
+/* Is policy page @slot in the window [@lo, @lo + @len) of the circular page space? */
+static bool cxlt_in_window(u32 slot, u32 lo, u32 len, u32 npages)
+{
+	return len >= npages || (slot - lo + (u64)npages) % npages < len;
+}
+
+/* One entry: tell the policy what changed, harvest its sample, arm it if in the window. */
+static void cxlt_sync_entry(struct cxlt_lay *l, struct cxlt_rpage *rp, unsigned long pg,
+			    u32 win_lo, u32 win_len, u64 *s, u64 *a)
+{
+	unsigned long bits = READ_ONCE(rp->bits), set = 0, clear = 0;
+	struct cxlt_policy *pol = cxlt_d.pol;
+	u32 slot = l->base + pg, cls, hint;
+
+	if (!bits)
+		return;
+	cls = cxlt_rp_class(bits);
+	if (cls != (bits & CXLT_RP_POLTIER_MASK) >> CXLT_RP_POLTIER_SHIFT) {
+		cxlt_policy_set_tier(pol, slot, cls);
+		clear |= CXLT_RP_POLTIER_MASK;
+		set |= (unsigned long)cls << CXLT_RP_POLTIER_SHIFT;
+	}
+	hint = (bits & CXLT_RP_HINT_MASK) >> CXLT_RP_HINT_SHIFT;
+	if (hint != (bits & CXLT_RP_POLHINT_MASK) >> CXLT_RP_POLHINT_SHIFT) {
+		cxlt_policy_set_hint(pol, slot, hint);
+		clear |= CXLT_RP_POLHINT_MASK;
+		set |= (unsigned long)hint << CXLT_RP_POLHINT_SHIFT;
+	}
+	if (bits & (CXLT_RP_ARMED | CXLT_RP_ACCESSED)) {
+		(*s)++;
+		if (bits & CXLT_RP_ACCESSED) {
+			(*a)++;
+			if (cls != CXLT_TIER_NONE)
+				cxlt_policy_record_access(pol, slot, 1);
+		}
+		clear |= CXLT_RP_ARMED | CXLT_RP_ACCESSED;
+	}
+	if (cls != CXLT_TIER_NONE && cxlt_in_window(slot, win_lo, win_len, cxlt_d.npages)) {
+		set |= CXLT_RP_ARMED;
+		l->arm_lo = min(l->arm_lo, pg);
+		l->arm_hi = max(l->arm_hi, pg);
+	}
+	if (set | clear)
+		cxlt_rp_update(rp, set | clear, set);
+}
+
+/*
+ * Visit the entries of @l whose policy pages are in the circular range [@lo, @lo +
+ * @len): the window armed last period (to harvest it) and the one armed now.  The
+ * rest waits for its turn, so a period costs the sample, not the regions' size.
+ */
+static void cxlt_sync_region(struct cxlt_lay *l, u32 lo, u32 len, u32 win_lo, u32 win_len,
+			     u64 *sampled, u64 *accessed)
+{
+	u64 iv[2][2], x, y, s = 0, a = 0;
+	struct cxlt_rpage *chunk;
+	unsigned long c, i, first, last;
+	int n = 0, k;
+
+	if (len >= cxlt_d.npages) {
+		iv[n][0] = 0;
+		iv[n++][1] = cxlt_d.npages;
+	} else if ((u64)lo + len <= cxlt_d.npages) {
+		iv[n][0] = lo;
+		iv[n++][1] = (u64)lo + len;
+	} else {
+		iv[n][0] = lo;
+		iv[n++][1] = cxlt_d.npages;
+		iv[n][0] = 0;
+		iv[n++][1] = (u64)lo + len - cxlt_d.npages;
+	}
+	l->arm_lo = ULONG_MAX;
+	l->arm_hi = 0;
+	for (k = 0; k < n; k++) {
+		/* The interval, as page offsets of this region. */
+		x = max_t(u64, iv[k][0], l->base) - l->base;
+		y = min_t(u64, iv[k][1], (u64)l->base + l->nr);
+		if (y <= (u64)l->base || x >= y - l->base)
+			continue;
+		y -= l->base;
+		first = x / CXLT_RP_PER_CHUNK;
+		last = (y - 1) / CXLT_RP_PER_CHUNK;
+		xa_for_each_range(&l->r->chunks, c, chunk, first, last) {
+			for (i = max_t(u64, x, c * CXLT_RP_PER_CHUNK) - c * CXLT_RP_PER_CHUNK;
+			     i < CXLT_RP_PER_CHUNK && c * CXLT_RP_PER_CHUNK + i < y; i++)
+				cxlt_sync_entry(l, &chunk[i], c * CXLT_RP_PER_CHUNK + i,
+						win_lo, win_len, &s, &a);
+			cond_resched();
+		}
+	}
+	*sampled += s;
+	*accessed += a;
+	atomic64_add(s, &l->r->mig.sampled);
+	atomic64_add(a, &l->r->mig.accessed);
+	/* Arm: unmap the window's pages; their next use faults and says so. */
+	if (l->arm_lo <= l->arm_hi)
+		unmap_mapping_pages(l->r->inode->i_mapping, l->arm_lo,
+				    l->arm_hi - l->arm_lo + 1, false);
+}
+
+/* Page-table chunks of the managed regions: what they cost in memory. */
+static u64 cxlt_chunks(void)
+{
+	struct cxlt_rpage *chunk;
+	unsigned long c;
+	unsigned int i;
+	u64 n = 0;
+
+	for (i = 0; i < cxlt_d.nr_lay; i++)
+		xa_for_each(&cxlt_d.lay[i].r->chunks, c, chunk)
+			n++;
+	return n;
+}
+
+static int cxlt_u32_cmp(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Move the policy pages @slots (sorted) to @fast; report each outcome. */
+static void cxlt_move_slots(u32 *slots, u32 nr, bool fast)
+{
+	u32 i = 0, j, n, k = 0;
+	u64 pp_before, pp;
+	struct cxlt_lay *l;
+	int res;
+
+	sort(slots, nr, sizeof(*slots), cxlt_u32_cmp, NULL);
+	while (i < nr) {
+		while (k < cxlt_d.nr_lay && slots[i] >= cxlt_d.lay[k].base + cxlt_d.lay[k].nr)
+			k++;
+		if (WARN_ON_ONCE(k == cxlt_d.nr_lay))
+			return;
+		l = &cxlt_d.lay[k];
+		for (n = 0; i + n < nr && slots[i + n] < l->base + l->nr; n++)
+			cxlt_d.mv[n].pgoff = slots[i + n] - l->base;
+		pp_before = atomic64_read(&l->r->mig.pingpong);
+		cxlt_migrate_batch(l->r, cxlt_d.mv, n, fast, cxlt_d.period);
+		pp = atomic64_read(&l->r->mig.pingpong) - pp_before;
+		atomic64_add(pp, &cxlt_dstat.pingpong_pages);
+		atomic64_inc(&cxlt_dstat.batches);
+		for (j = 0; j < n; j++) {
+			res = cxlt_d.mv[j].result;
+			switch (res) {
+			case CXLT_MV_MOVED:
+				atomic64_inc(fast ? &cxlt_dstat.promoted_pages :
+					     &cxlt_dstat.demoted_pages);
+				atomic64_add(PAGE_SIZE, &cxlt_dstat.moved_bytes);
+				fallthrough;
+			case CXLT_MV_THERE:
+				cxlt_policy_migrated(cxlt_d.pol, slots[i + j],
+						     fast ? CXLT_TIER_FAST : CXLT_TIER_SLOW, 0);
+				continue;
+			case CXLT_MV_BUSY:
+				atomic64_inc(&cxlt_dstat.skipped_busy);
+				cxlt_d.need_drain = true;
+				break;
+			case CXLT_MV_PINNED:
+				atomic64_inc(&cxlt_dstat.skipped_pinned);
+				break;
+			case CXLT_MV_NOMEM:
+			case CXLT_MV_POISON:
+				atomic64_inc(&cxlt_dstat.failed_pages);
+				break;
+			}
+			cxlt_policy_migrated(cxlt_d.pol, slots[i + j],
+					     fast ? CXLT_TIER_FAST : CXLT_TIER_SLOW, -EAGAIN);
+		}
+		i += n;
+	}
+}
+
+static void cxlt_heat_histogram(void)
+{
+	u32 heat[2][CXLT_HEAT_BUCKETS] = { };
+	struct cxlt_page_info info;
+	u32 slot;
+
+	for (slot = 0; slot < cxlt_d.npages; slot++) {
+		if (cxlt_policy_get_page(cxlt_d.pol, slot, &info) || info.tier == CXLT_TIER_NONE)
+			continue;
+		heat[info.tier == CXLT_TIER_SLOW][info.heat / (65536 / CXLT_HEAT_BUCKETS)]++;
+		if (!(slot % 4096))
+			cond_resched();
+	}
+	scoped_guard(spinlock, &cxlt_d.heat_lock)
+		memcpy(cxlt_d.heat, heat, sizeof(heat));
+}
+
+/* End of a policy period: rank, select within the budget, move. */
+static void cxlt_decide(u64 sampled, u64 accessed)
+{
+	struct cxlt_policy_plan plan = {
+		.promote = cxlt_d.promote,
+		.promote_max = CXLT_PLAN_MAX,
+		.demote = cxlt_d.demote,
+		.demote_max = CXLT_PLAN_MAX,
+	};
+	struct cxlt_policy_stats st;
+	struct cxlt_policy_params p;
+	u64 now = local_clock();
+
+	cxlt_params(&p, cxlt_d.last_select_ns ? now - cxlt_d.last_select_ns : 0);
+	cxlt_d.last_select_ns = now;
+	if (cxlt_policy_set_params(cxlt_d.pol, &p))
+		p.budget = 0;
+	cxlt_policy_end_period(cxlt_d.pol);
+	if (++cxlt_d.period == 0 || !(u16)cxlt_d.period)
+		cxlt_d.period++;	/* 0 means "never moved" in the entries */
+	atomic64_inc(&cxlt_dstat.periods);
+	if (p.budget && !cxlt_policy_select(cxlt_d.pol, &plan)) {
+		cxlt_move_slots(plan.demote, plan.nr_demote, false);
+		cxlt_move_slots(plan.promote, plan.nr_promote, true);
+	}
+	cxlt_heat_histogram();
+	cxlt_policy_get_stats(cxlt_d.pol, &st);
+	trace_cxlt_period(cxlt_d.period, cxlt_d.nr_lay, sampled, accessed, plan.nr_promote,
+			  plan.nr_demote, st.promote_candidates, st.hot_heat,
+			  local_clock() - now);
+}
+
+static void cxlt_daemon_period(void)
+{
+	u64 sampled = 0, accessed = 0, managed;
+	struct cxlt_policy_stats st;
+	struct cxlt_region **snap;
+	u32 win_len, win_lo, vis_len;
+	unsigned int i;
+	u64 gen;
+	int n;
+
+	n = cxlt_regions_snapshot(&snap, &gen);
+	if (n < 0)
+		return;
+	if (!cxlt_layout(snap, n, gen)) {
+		atomic64_set(&cxlt_dstat.managed_pages, 0);
+		atomic64_set(&cxlt_dstat.fast_pages, 0);
+		goto out;
+	}
+
+	/*
+	 * The window of policy pages armed this period: sample_mb of resident pages,
+	 * as a share of the policy's page space.
+	 */
+	managed = atomic64_read(&cxlt_dstat.managed_pages);
+	win_lo = cxlt_d.cursor;
+	win_len = min_t(u64, (u64)READ_ONCE(cxlt_tun.sample_mb) * CXLT_MB_PAGES,
+			cxlt_d.npages);
+	if (managed > win_len)
+		win_len = div64_u64((u64)win_len * cxlt_d.npages, managed);
+	else
+		win_len = cxlt_d.npages;
+	/* Visit last period's window (harvest) and this one (arm). */
+	vis_len = min_t(u64, (u64)cxlt_d.prev_len + win_len, cxlt_d.npages);
+	for (i = 0; i < cxlt_d.nr_lay; i++)
+		cxlt_sync_region(&cxlt_d.lay[i], cxlt_d.prev_lo, vis_len, win_lo, win_len,
+				 &sampled, &accessed);
+	cxlt_d.prev_lo = win_lo;
+	cxlt_d.prev_len = win_len;
+
+	cxlt_policy_get_stats(cxlt_d.pol, &st);
+	atomic64_set(&cxlt_dstat.managed_pages, st.nr_fast + st.nr_slow);
+	atomic64_set(&cxlt_dstat.fast_pages, st.nr_fast);
+	/* The policy's state, the layout and the page-table chunks of the regions. */
+	atomic64_set(&cxlt_dstat.metadata_bytes, cxlt_policy_size(cxlt_d.npages) +
+		     cxlt_d.nr_lay * sizeof(*cxlt_d.lay) + cxlt_chunks() * PAGE_SIZE);
+	atomic64_add(sampled, &cxlt_dstat.sampled_pages);
+	atomic64_add(accessed, &cxlt_dstat.accessed_pages);
+
+	/*
+	 * The window armed last period has been harvested.  When the windows have
+	 * covered every page since the last decision, the policy's period ends.
+	 */
+	if (cxlt_d.wrapped)
+		cxlt_decide(sampled, accessed);
+	cxlt_d.wrapped = (u64)win_lo + win_len >= cxlt_d.npages;
+	cxlt_d.cursor = ((u64)win_lo + win_len) % cxlt_d.npages;
+
+	if (cxlt_d.need_drain) {
+		cxlt_d.need_drain = false;
+		cxlt_drain_all();
+	}
+out:
+	for (i = 0; i < n; i++)
+		cxlt_region_put(snap[i]);
+	kvfree(snap);
+}
+
+static int cxlt_daemon_fn(void *unused)
+{
+	set_freezable();
+	while (!kthread_should_stop()) {
+		if (READ_ONCE(cxlt_tun.enable))
+			cxlt_daemon_period();
+		atomic64_set(&cxlt_dstat.cpu_ns, current->se.sum_exec_runtime);
+		wait_event_freezable_timeout(cxlt_d.wq,
+					     kthread_should_stop() || READ_ONCE(cxlt_d.kick),
+					     msecs_to_jiffies(READ_ONCE(cxlt_tun.period_ms)));
+		WRITE_ONCE(cxlt_d.kick, false);
+	}
+	cxlt_policy_free();
+	return 0;
+}
+
+/* --- sysfs -------------------------------------------------------------------------- */
+
+/* A tunable file: daemon/<tunable>, with its valid range. */
+struct cxlt_tun_attr {
+	struct kobj_attribute attr;
+	u32 *field;
+	u32 min;
+	u32 max;
+};
+
+static ssize_t cxlt_tun_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct cxlt_tun_attr *ta = container_of(attr, struct cxlt_tun_attr, attr);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*ta->field));
+}
+
+static ssize_t cxlt_tun_store(struct kobject *kobj, struct kobj_attribute *attr,
+			      const char *buf, size_t count)
+{
+	struct cxlt_tun_attr *ta = container_of(attr, struct cxlt_tun_attr, attr);
+	u32 budget_mb = cxlt_fast_budget_pages() / CXLT_MB_PAGES;
+	u32 val;
+
+	if (kstrtou32(buf, 10, &val) || val < ta->min || val > ta->max)
+		return -EINVAL;
+	guard(mutex)(&cxlt_tun_lock);
+	if (ta->field == &cxlt_tun.wmark_low_mb && val > cxlt_tun.wmark_high_mb)
+		return -EINVAL;
+	if (ta->field == &cxlt_tun.wmark_high_mb &&
+	    (val < cxlt_tun.wmark_low_mb || val > budget_mb))
+		return -EINVAL;
+	WRITE_ONCE(*ta->field, val);
+	if (ta->field == &cxlt_tun.enable || ta->field == &cxlt_tun.period_ms) {
+		WRITE_ONCE(cxlt_d.kick, true);
+		wake_up(&cxlt_d.wq);
+	}
+	return count;
+}
+
+static struct cxlt_tun_attr cxlt_tun_attrs[] = {
+	{ __ATTR(enable, 0644, cxlt_tun_show, cxlt_tun_store), &cxlt_tun.enable, 0, 1 },
+	{ __ATTR(period_ms, 0644, cxlt_tun_show, cxlt_tun_store), &cxlt_tun.period_ms,
+	  10, 60000 },
+	{ __ATTR(budget_mbps, 0644, cxlt_tun_show, cxlt_tun_store), &cxlt_tun.budget_mbps,
+	  0, 65536 },
+	{ __ATTR(sample_mb, 0644, cxlt_tun_show, cxlt_tun_store), &cxlt_tun.sample_mb,
+	  1, 1048576 },
+	{ __ATTR(wmark_low_mb, 0644, cxlt_tun_show, cxlt_tun_store), &cxlt_tun.wmark_low_mb,
+	  0, U32_MAX },
+	{ __ATTR(wmark_high_mb, 0644, cxlt_tun_show, cxlt_tun_store),
+	  &cxlt_tun.wmark_high_mb, 0, U32_MAX },
+	{ __ATTR(decay_shift, 0644, cxlt_tun_show, cxlt_tun_store), &cxlt_tun.decay_shift,
+	  1, 8 },
+	{ __ATTR(idle_bits, 0644, cxlt_tun_show, cxlt_tun_store), &cxlt_tun.idle_bits,
+	  0, 30 },
+	{ __ATTR(burst_bits, 0644, cxlt_tun_show, cxlt_tun_store), &cxlt_tun.burst_bits,
+	  0, 30 },
+	{ __ATTR(confidence, 0644, cxlt_tun_show, cxlt_tun_store), &cxlt_tun.confidence,
+	  0, 255 },
+	{ __ATTR(hyst_steps, 0644, cxlt_tun_show, cxlt_tun_store), &cxlt_tun.hyst_steps,
+	  0, 255 },
+	{ __ATTR(min_resid, 0644, cxlt_tun_show, cxlt_tun_store), &cxlt_tun.min_resid,
+	  0, 255 },
+};
+
+static ssize_t heat_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	static const char *const names[] = { "fast", "slow" };
+	u32 heat[2][CXLT_HEAT_BUCKETS];
+	int t, b, len = 0;
+
+	scoped_guard(spinlock, &cxlt_d.heat_lock)
+		memcpy(heat, cxlt_d.heat, sizeof(heat));
+	for (t = 0; t < 2; t++) {
+		len += sysfs_emit_at(buf, len, "%s", names[t]);
+		for (b = 0; b < CXLT_HEAT_BUCKETS; b++)
+			len += sysfs_emit_at(buf, len, " %u", heat[t][b]);
+		len += sysfs_emit_at(buf, len, "\n");
+	}
+	return len;
+}
+
+static struct kobj_attribute cxlt_attr_heat = __ATTR_RO(heat);
+
+/* Tunables and heat; filled in at init from cxlt_tun_attrs. */
+static struct attribute *cxlt_daemon_attrs[ARRAY_SIZE(cxlt_tun_attrs) + 2];
+
+static const struct attribute_group cxlt_daemon_group = {
+	.attrs = cxlt_daemon_attrs,
+};
+
+/* A counter file: daemon/stats/<counter>. */
+struct cxlt_stat_attr {
+	struct kobj_attribute attr;
+	atomic64_t *counter;
+};
+
+static ssize_t cxlt_stat_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct cxlt_stat_attr *sa = container_of(attr, struct cxlt_stat_attr, attr);
+
+	return sysfs_emit(buf, "%lld\n", atomic64_read(sa->counter));
+}
+
+static struct cxlt_stat_attr cxlt_stat_attrs[] = {
+	{ __ATTR(periods, 0444, cxlt_stat_show, NULL), &cxlt_dstat.periods },
+	{ __ATTR(sampled_pages, 0444, cxlt_stat_show, NULL), &cxlt_dstat.sampled_pages },
+	{ __ATTR(accessed_pages, 0444, cxlt_stat_show, NULL), &cxlt_dstat.accessed_pages },
+	{ __ATTR(promoted_pages, 0444, cxlt_stat_show, NULL), &cxlt_dstat.promoted_pages },
+	{ __ATTR(demoted_pages, 0444, cxlt_stat_show, NULL), &cxlt_dstat.demoted_pages },
+	{ __ATTR(pingpong_pages, 0444, cxlt_stat_show, NULL), &cxlt_dstat.pingpong_pages },
+	{ __ATTR(skipped_pinned, 0444, cxlt_stat_show, NULL), &cxlt_dstat.skipped_pinned },
+	{ __ATTR(skipped_busy, 0444, cxlt_stat_show, NULL), &cxlt_dstat.skipped_busy },
+	{ __ATTR(failed_pages, 0444, cxlt_stat_show, NULL), &cxlt_dstat.failed_pages },
+	{ __ATTR(moved_bytes, 0444, cxlt_stat_show, NULL), &cxlt_dstat.moved_bytes },
+	{ __ATTR(batches, 0444, cxlt_stat_show, NULL), &cxlt_dstat.batches },
+	{ __ATTR(cpu_ns, 0444, cxlt_stat_show, NULL), &cxlt_dstat.cpu_ns },
+	{ __ATTR(managed_pages, 0444, cxlt_stat_show, NULL), &cxlt_dstat.managed_pages },
+	{ __ATTR(fast_pages, 0444, cxlt_stat_show, NULL), &cxlt_dstat.fast_pages },
+	{ __ATTR(metadata_bytes, 0444, cxlt_stat_show, NULL), &cxlt_dstat.metadata_bytes },
+};
+
+static struct attribute *cxlt_stats_attrs[ARRAY_SIZE(cxlt_stat_attrs) + 1];
+
+static const struct attribute_group cxlt_stats_group = {
+	.name = "stats",
+	.attrs = cxlt_stats_attrs,
+};
+
+static const struct attribute_group *cxlt_daemon_groups[] = {
+	&cxlt_daemon_group,
+	&cxlt_stats_group,
+	NULL,
+};
+
+/**
+ * cxlt_daemon_init() - start cxltierd and make /sys/kernel/cxltier/daemon
+ * @root: /sys/kernel/cxltier
+ *
+ * Context: process context (module init), after the regions are set up.
+ * Return: 0 or a negative errno, with nothing left behind.
+ */
+int cxlt_daemon_init(struct kobject *root)
+{
+	struct cxlt_policy_params p;
+	unsigned int i;
+	int rc;
+
+	/* The policy core's defaults are the tunables' defaults. */
+	cxlt_policy_default_params(&p, 1, 1);
+	cxlt_tun.decay_shift = p.decay_shift;
+	cxlt_tun.idle_bits = p.idle_bits;
+	cxlt_tun.burst_bits = p.burst_bits;
+	cxlt_tun.confidence = p.confidence;
+	cxlt_tun.hyst_steps = p.hyst_steps;
+	cxlt_tun.min_resid = p.min_resid;
+	cxlt_tun.enable = daemon_enable;
+	if (cxlt_tun.wmark_high_mb > cxlt_fast_budget_pages() / CXLT_MB_PAGES) {
+		cxlt_tun.wmark_high_mb = cxlt_fast_budget_pages() / CXLT_MB_PAGES;
+		cxlt_tun.wmark_low_mb = min(cxlt_tun.wmark_low_mb, cxlt_tun.wmark_high_mb);
+	}
+	init_waitqueue_head(&cxlt_d.wq);
+
+	rc = -ENOMEM;
+	cxlt_d.promote = kvmalloc_array(CXLT_PLAN_MAX, sizeof(u32), GFP_KERNEL);
+	cxlt_d.demote = kvmalloc_array(CXLT_PLAN_MAX, sizeof(u32), GFP_KERNEL);
+	cxlt_d.mv = kvmalloc_array(CXLT_PLAN_MAX, sizeof(*cxlt_d.mv), GFP_KERNEL);
+	cxlt_d.drain_page = alloc_page(GFP_KERNEL);
+	if (!cxlt_d.promote || !cxlt_d.demote || !cxlt_d.mv || !cxlt_d.drain_page)
+		goto err_free;
+
+	for (i = 0; i < ARRAY_SIZE(cxlt_tun_attrs); i++)
+		cxlt_daemon_attrs[i] = &cxlt_tun_attrs[i].attr.attr;
+	cxlt_daemon_attrs[i] = &cxlt_attr_heat.attr;
+	for (i = 0; i < ARRAY_SIZE(cxlt_stat_attrs); i++)
+		cxlt_stats_attrs[i] = &cxlt_stat_attrs[i].attr.attr;
+	cxlt_d.kobj = kobject_create_and_add("daemon", root);
+	if (!cxlt_d.kobj)
+		goto err_free;
+	rc = sysfs_create_groups(cxlt_d.kobj, cxlt_daemon_groups);
+	if (rc)
+		goto err_kobj;
+
+	cxlt_d.task = kthread_run(cxlt_daemon_fn, NULL, "cxltierd");
+	if (IS_ERR(cxlt_d.task)) {
+		rc = PTR_ERR(cxlt_d.task);
+		goto err_kobj;
+	}
+	return 0;
+
+err_kobj:
+	kobject_put(cxlt_d.kobj);
+err_free:
+	if (cxlt_d.drain_page)
+		__free_page(cxlt_d.drain_page);
+	kvfree(cxlt_d.mv);
+	kvfree(cxlt_d.demote);
+	kvfree(cxlt_d.promote);
+	return rc;
+}
+
+/**
+ * cxlt_daemon_exit() - stop cxltierd (after its current period) and remove daemon/
+ *
+ * Context: process context (module exit or init unwinding).
+ */
+void cxlt_daemon_exit(void)
+{
+	kthread_stop(cxlt_d.task);
+	kobject_put(cxlt_d.kobj);
+	__free_page(cxlt_d.drain_page);
+	kvfree(cxlt_d.mv);
+	kvfree(cxlt_d.demote);
+	kvfree(cxlt_d.promote);
+}

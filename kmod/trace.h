@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracepoints of the migration daemon: one per decision period, one per migration
+ * batch (events/cxltier/ in tracefs).  daemon.c defines them (CREATE_TRACE_POINTS).
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM cxltier
+
+#if !defined(_CXLT_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _CXLT_TRACE_H
+
+#include <linux/tracepoint.h>
+
+TRACE_EVENT(cxlt_period,
+	    TP_PROTO(u32 period, u32 regions, u64 sampled, u64 accessed, u32 promote,
+		     u32 demote, u32 candidates, u32 hot_heat, u64 ns),
+	    TP_ARGS(period, regions, sampled, accessed, promote, demote, candidates,
+		    hot_heat, ns),
+	    TP_STRUCT__entry(__field(u32, period)
+			     __field(u32, regions)
+			     __field(u64, sampled)
+			     __field(u64, accessed)
+			     __field(u32, promote)
+			     __field(u32, demote)
+			     __field(u32, candidates)
+			     __field(u32, hot_heat)
+			     __field(u64, ns)),
+	    TP_fast_assign(__entry->period = period;
+			   __entry->regions = regions;
+			   __entry->sampled = sampled;
+			   __entry->accessed = accessed;
+			   __entry->promote = promote;
+			   __entry->demote = demote;
+			   __entry->candidates = candidates;
+			   __entry->hot_heat = hot_heat;
+			   __entry->ns = ns;),
+	    TP_printk("period=%u regions=%u sampled=%llu accessed=%llu promote=%u demote=%u candidates=%u hot_heat=%u ns=%llu",
+		      __entry->period, __entry->regions, __entry->sampled,
+		      __entry->accessed, __entry->promote, __entry->demote,
+		      __entry->candidates, __entry->hot_heat, __entry->ns)
+);
+
+TRACE_EVENT(cxlt_migrate_batch,
+	    TP_PROTO(u32 region, unsigned long first, u32 nr, bool fast, u32 moved,
+		     u32 pinned, u32 busy, u32 failed, u64 ns),
+	    TP_ARGS(region, first, nr, fast, moved, pinned, busy, failed, ns),
+	    TP_STRUCT__entry(__field(u32, region)
+			     __field(unsigned long, first)
+			     __field(u32, nr)
+			     __field(bool, fast)
+			     __field(u32, moved)
+			     __field(u32, pinned)
+			     __field(u32, busy)
+			     __field(u32, failed)
+			     __field(u64, ns)),
+	    TP_fast_assign(__entry->region = region;
+			   __entry->first = first;
+			   __entry->nr = nr;
+			   __entry->fast = fast;
+			   __entry->moved = moved;
+			   __entry->pinned = pinned;
+			   __entry->busy = busy;
+			   __entry->failed = failed;
+			   __entry->ns = ns;),
+	    TP_printk("region=%u first=%lu nr=%u to=%s moved=%u pinned=%u busy=%u failed=%u ns=%llu",
+		      __entry->region, __entry->first, __entry->nr,
+		      __entry->fast ? "fast" : "slow", __entry->moved, __entry->pinned,
+		      __entry->busy, __entry->failed, __entry->ns)
+);
+
+#endif /* _CXLT_TRACE_H */
+
+/* This part must be outside the include guard. */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>

@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The migration daemon (cxltierd) in a guest: hot pages of a fast-first region move
+ * to DRAM and cold ones to CXL, hints steer it, data survives migration under
+ * concurrent writers, a page pinned with a FOLL_LONGTERM pin (io_uring fixed buffers)
+ * is moved by the kernel or skipped by the daemon but never hangs or corrupts,
+ * teardown during migration leaks nothing, and the tunables refuse bad values.
+ *
+ * Pages are checked one by one with CXLTIER_IOC_PAGES.  "Fast" nodes are those that
+ * are not CXL tiers.  Each test speeds the daemon up (period_ms 100, a budget far
+ * above what the tests move) and puts every tunable back afterwards.
+ */
+#include <fcntl.h>
+#include <glob.h>
+#include <linux/io_uring.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <linux/cxltier.h>
+
+#include "kselftest_harness.h"
+#include "cxlt_test.h"
+#include "cxlt_region.h"
+
+#define MB		(1UL << 20)
+#define PAGE		4096UL
+#define PARAM		"/sys/module/cxltier/parameters/"
+#define DAEMON		CXLT_SYSFS "/daemon/"
+#define ACCOUNTING	"/sys/kernel/debug/cxltier/accounting"
+#define MAX_TIERS	8
+#define GROUP_TIERS	2
+
+static int nr_tiers;
+static int tier_nodes[MAX_TIERS];
+
+static bool is_tier_node(int nid)
+{
+	int i;
+
+	for (i = 0; i < nr_tiers; i++)
+		if (tier_nodes[i] == nid)
+			return true;
+	return false;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static uint64_t read_u64(const char *path)
+{
+	return cxlt_read_u64("%s%s", path, "");
+}
+
+static int write_u64(const char *path, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	return cxlt_write(path, buf);
+}
+
+/* Tunables the tests change, and fast_budget_mb. */
+static const char *const saved_names[] = {
+	DAEMON "enable", DAEMON "period_ms", DAEMON "budget_mbps", DAEMON "sample_mb",
+	DAEMON "wmark_low_mb", DAEMON "wmark_high_mb", DAEMON "min_resid",
+	PARAM "fast_budget_mb",
+};
+#define NR_SAVED	(sizeof(saved_names) / sizeof(saved_names[0]))
+
+/* Pages of [@first, @first + @n) of a region on fast nodes, slow nodes, nowhere. */
+struct where {
+	int fast;
+	int slow;
+	int none;
+};
+
+static int where(int fd, unsigned long first, unsigned long n, struct where *w)
+{
+	int32_t *nodes = calloc(n, sizeof(*nodes));
+	unsigned long i;
+	int rc;
+
+	memset(w, 0, sizeof(*w));
+	if (!nodes)
+		return -ENOMEM;
+	rc = rg_pages(fd, NULL, first * PAGE, n, nodes);
+	for (i = 0; rc >= 0 && i < (unsigned long)rc; i++) {
+		if (nodes[i] < 0)
+			w->none++;
+		else if (is_tier_node(nodes[i]))
+			w->slow++;
+		else
+			w->fast++;
+	}
+	free(nodes);
+	return rc < 0 ? rc : 0;
+}
+
+/* One u64 per word: generation, page and word mixed, so a stale or moved page shows. */
+static uint64_t pattern(uint64_t gen, unsigned long page, unsigned long word)
+{
+	return (gen << 40) ^ (page * 0x9E3779B97F4A7C15ULL) ^ word;
+}
+
+static void fill(char *p, unsigned long page, uint64_t gen)
+{
+	uint64_t *w = (uint64_t *)(p + page * PAGE);
+	unsigned long i;
+
+	for (i = 0; i < PAGE / 8; i++)
+		w[i] = pattern(gen, page, i);
+}
+
+static bool check(const char *p, unsigned long page, uint64_t gen)
+{
+	const uint64_t *w = (const uint64_t *)(p + page * PAGE);
+	unsigned long i;
+
+	for (i = 0; i < PAGE / 8; i++)
+		if (w[i] != pattern(gen, page, i))
+			return false;
+	return true;
+}
+
+/* In a child: flip the hint of a whole region between COLD and HOT until killed. */
+static pid_t start_flipper(const char *name, uint64_t len, int ms)
+{
+	pid_t pid = fork();
+	uint32_t hint = CXLTIER_HINT_COLD;
+	int dev;
+
+	if (pid)
+		return pid;
+	dev = dev_open();
+	for (;;) {
+		rg_hint(dev, name, 0, len, hint);
+		hint = hint == CXLTIER_HINT_COLD ? CXLTIER_HINT_HOT : CXLTIER_HINT_COLD;
+		sleep_ms(ms);
+	}
+}
+
+static void stop_child(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+FIXTURE(mig) {
+	int dev;
+	int fd;
+	char name[CXLTIER_NAME_MAX];
+	size_t len;
+	char *p;
+	uint64_t saved[NR_SAVED];
+};
+
+FIXTURE_SETUP(mig)
+{
+	unsigned int i;
+
+	self->dev = -1;
+	self->fd = -1;
+	self->p = MAP_FAILED;
+	if (access(DEV, F_OK) || access(DAEMON "enable", F_OK))
+		SKIP(return, "cxltier.ko with its daemon is not loaded");
+	for (i = 0; i < NR_SAVED; i++)
+		self->saved[i] = read_u64(saved_names[i]);
+	ASSERT_EQ(0, write_u64(DAEMON "period_ms", 100));
+	ASSERT_EQ(0, write_u64(DAEMON "budget_mbps", 4096));
+	ASSERT_EQ(0, write_u64(DAEMON "wmark_low_mb", 0));
+	ASSERT_EQ(0, write_u64(DAEMON "wmark_high_mb", 0));
+	ASSERT_EQ(0, write_u64(DAEMON "min_resid", 2));
+	ASSERT_EQ(0, write_u64(DAEMON "enable", 1));
+	self->dev = dev_open();
+	ASSERT_LE(0, self->dev);
+	snprintf(self->name, sizeof(self->name), "mig.%d", getpid());
+}
+
+/* Make, open and map the test's region: @len bytes, fast-first. */
+static int mig_region(FIXTURE_DATA(mig) *self, size_t len)
+{
+	int rc = rg_create(self->dev, self->name, len, CXLTIER_POLICY_FAST_FIRST, -1, NULL);
+
+	if (rc)
+		return rc;
+	self->len = len;
+	self->fd = rg_open(self->dev, self->name, 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
+	if (self->fd < 0)
+		return self->fd;
+	self->p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
+	return self->p == MAP_FAILED ? -errno : 0;
+}
+
+FIXTURE_TEARDOWN(mig)
+{
+	unsigned int i;
+
+	if (self->p != MAP_FAILED)
+		munmap(self->p, self->len);
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->dev >= 0) {
+		rg_destroy(self->dev, self->name);
+		close(self->dev);
+	}
+	/* wmark_high before wmark_low: each store checks the pair. */
+	write_u64(DAEMON "wmark_high_mb", self->saved[5]);
+	for (i = 0; i < NR_SAVED; i++)
+		if (self->saved[i] != UINT64_MAX)
+			write_u64(saved_names[i], self->saved[i]);
+}
+
+/*
+ * A skewed workload: 4 MiB of DRAM budget, 16 MiB of region, first-touched in order
+ * (so its first 4 MiB are in DRAM and never used again), then 2 MiB far in the CXL
+ * part read over and over.  The hot pages end up in DRAM, and cold ones made room.
+ * The daemon samples 4 MiB per period, so this also covers sampling in turns.
+ */
+TEST_F_TIMEOUT(mig, hot_up_cold_down, 300)
+{
+	const unsigned long pages = 16 * MB / PAGE, hot0 = 2048, nhot = 512;
+	unsigned long i;
+	struct where hot, cold;
+	volatile char sink;
+	double t0, t;
+
+	if (!nr_tiers)
+		SKIP(return, "no CXL tier registered");
+	ASSERT_EQ(0, write_u64(PARAM "fast_budget_mb", 4));
+	/* A quarter of the region per period: the policy decides once per four. */
+	ASSERT_EQ(0, write_u64(DAEMON "sample_mb", 4));
+	ASSERT_EQ(0, mig_region(self, pages * PAGE));
+	for (i = 0; i < pages; i++)
+		self->p[i * PAGE] = 1;
+	ASSERT_EQ(0, where(self->fd, hot0, nhot, &hot));
+	ASSERT_EQ(nhot, hot.slow) TH_LOG("the hot set should start on CXL");
+
+	t0 = now_s();
+	do {
+		for (i = 0; i < nhot; i++)
+			sink = self->p[(hot0 + i) * PAGE];
+		(void)sink;
+		sleep_ms(20);
+		ASSERT_EQ(0, where(self->fd, hot0, nhot, &hot));
+		t = now_s() - t0;
+	} while (hot.fast < (int)nhot * 9 / 10 && t < 120);
+	ASSERT_EQ(0, where(self->fd, 0, 1024, &cold));
+	ksft_print_msg("after %.1f s: hot pages in DRAM %d/%lu; first-touched cold pages moved to CXL %d/1024\n",
+		       t, hot.fast, nhot, cold.slow);
+	EXPECT_GE(hot.fast, (int)nhot * 9 / 10);
+	/* The budget is full: every promotion needed a cold page to leave. */
+	EXPECT_GE(cold.slow, hot.fast - 16);
+	for (i = 0; i < pages; i++)
+		ASSERT_EQ(1, self->p[i * PAGE]) TH_LOG("page %lu lost its data", i);
+}
+
+/* COLD demotes a page and keeps it on CXL; PIN holds a page where it is. */
+TEST_F_TIMEOUT(mig, hints, 200)
+{
+	const unsigned long pages = 512, half = 256;
+	struct where pin, cold;
+	double t0 = now_s();
+	unsigned long i;
+
+	if (!nr_tiers)
+		SKIP(return, "no CXL tier registered");
+	ASSERT_EQ(0, mig_region(self, pages * PAGE));
+	for (i = 0; i < pages; i++)
+		fill(self->p, i, 1);
+	ASSERT_EQ(0, where(self->fd, 0, pages, &pin));
+	ASSERT_EQ(pages, pin.fast) TH_LOG("a fresh region with room starts in DRAM");
+
+	ASSERT_EQ(0, rg_hint(self->fd, NULL, 0, half * PAGE, CXLTIER_HINT_PIN));
+	ASSERT_EQ(0, rg_hint(self->dev, self->name, half * PAGE, half * PAGE,
+			     CXLTIER_HINT_COLD));
+	do {
+		sleep_ms(100);
+		ASSERT_EQ(0, where(self->fd, half, half, &cold));
+	} while (cold.slow < (int)half && now_s() - t0 < 60);
+	ASSERT_EQ(0, where(self->fd, 0, half, &pin));
+	ksft_print_msg("after %.1f s: COLD pages on CXL %d/%lu, PIN pages in DRAM %d/%lu\n",
+		       now_s() - t0, cold.slow, half, pin.fast, half);
+	EXPECT_EQ(half, cold.slow);
+	EXPECT_EQ(half, pin.fast);
+
+	/* HOT brings them back. */
+	t0 = now_s();
+	ASSERT_EQ(0, rg_hint(self->fd, NULL, half * PAGE, half * PAGE, CXLTIER_HINT_HOT));
+	do {
+		sleep_ms(100);
+		ASSERT_EQ(0, where(self->fd, half, half, &cold));
+	} while (cold.fast < (int)half && now_s() - t0 < 60);
+	EXPECT_EQ(half, cold.fast);
+	for (i = 0; i < pages; i++)
+		ASSERT_TRUE(check(self->p, i, 1)) TH_LOG("page %lu changed", i);
+}
+
+/* Bad hints are refused. */
+TEST_F_TIMEOUT(mig, hint_bad_input, 20)
+{
+	int ro;
+
+	ASSERT_EQ(0, mig_region(self, 1 * MB));
+	EXPECT_EQ(-EINVAL, rg_hint(self->fd, NULL, 0, MB, CXLTIER_HINT_MAX + 1));
+	EXPECT_EQ(-EINVAL, rg_hint(self->fd, NULL, 1, PAGE, CXLTIER_HINT_HOT));
+	EXPECT_EQ(-EINVAL, rg_hint(self->fd, NULL, 0, 0, CXLTIER_HINT_HOT));
+	EXPECT_EQ(-EINVAL, rg_hint(self->fd, NULL, 0, 2 * MB, CXLTIER_HINT_HOT));
+	EXPECT_EQ(-EINVAL, rg_hint(self->fd, NULL, MB, PAGE, CXLTIER_HINT_HOT));
+	EXPECT_EQ(-ENOENT, rg_hint(self->dev, "no.such.region", 0, PAGE, CXLTIER_HINT_HOT));
+	/* A region file open for reading only may not steer placement. */
+	ro = rg_open(self->dev, self->name, 0, CXLTIER_OPEN_READ);
+	ASSERT_LE(0, ro);
+	EXPECT_EQ(-EBADF, rg_hint(ro, NULL, 0, PAGE, CXLTIER_HINT_COLD));
+	close(ro);
+	EXPECT_EQ(0, rg_hint(self->fd, NULL, 0, MB, CXLTIER_HINT_NONE));
+}
+
+/*
+ * Four processes write and check generations of data in their quarter of a shared
+ * region while a fifth flips the whole region between COLD and HOT, so the daemon
+ * moves pages back and forth at its full budget: no write is lost, no read is stale.
+ */
+TEST_F_TIMEOUT(mig, data_survives_migration, 240)
+{
+	const unsigned long pages = 8 * MB / PAGE, per = pages / 4;
+	struct rstat before, after;
+	pid_t flip, w[4];
+	int k, status, bad = 0;
+
+	if (!nr_tiers)
+		SKIP(return, "no CXL tier registered");
+	ASSERT_EQ(0, mig_region(self, pages * PAGE));
+	ASSERT_EQ(0, rg_stat(self->fd, NULL, &before));
+	flip = start_flipper(self->name, self->len, 150);
+	ASSERT_LT(0, flip);
+	for (k = 0; k < 4; k++) {
+		w[k] = fork();
+		ASSERT_LE(0, w[k]);
+		if (!w[k]) {
+			unsigned long first = k * per, i;
+			double end = now_s() + 8;
+			uint64_t gen = 0;
+
+			while (now_s() < end) {
+				for (i = first; i < first + per; i++) {
+					if (gen && !check(self->p, i, gen))
+						_exit(1);
+					fill(self->p, i, gen + 1);
+				}
+				gen++;
+			}
+			for (i = first; i < first + per; i++)
+				if (!check(self->p, i, gen))
+					_exit(1);
+			_exit(0);
+		}
+	}
+	for (k = 0; k < 4; k++) {
+		ASSERT_EQ(w[k], waitpid(w[k], &status, 0));
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			bad++;
+	}
+	stop_child(flip);
+	ASSERT_EQ(0, rg_stat(self->fd, NULL, &after));
+	ksft_print_msg("moves during the run: %llu promoted, %llu demoted, %llu skipped pinned, %llu failed\n",
+		       (unsigned long long)(after.st.promoted - before.st.promoted),
+		       (unsigned long long)(after.st.demoted - before.st.demoted),
+		       (unsigned long long)after.st.skipped_pinned,
+		       (unsigned long long)after.st.failed);
+	EXPECT_EQ(0, bad) TH_LOG("%d writer(s) saw lost or stale data", bad);
+	EXPECT_LT(0, after.st.promoted - before.st.promoted);
+	EXPECT_LT(0, after.st.demoted - before.st.demoted);
+}
+
+static int uring_register(void *buf, size_t len)
+{
+	struct io_uring_params prm = { 0 };
+	struct iovec iov = { buf, len };
+	int ring = syscall(__NR_io_uring_setup, 4, &prm);
+
+	if (ring < 0)
+		return -errno;
+	if (syscall(__NR_io_uring_register, ring, IORING_REGISTER_BUFFERS, &iov, 1)) {
+		int rc = -errno;
+
+		close(ring);
+		return rc;
+	}
+	return ring;
+}
+
+/*
+ * A page of a region on CXL (ZONE_MOVABLE) registered as an io_uring fixed buffer, a
+ * FOLL_LONGTERM pin: the kernel moves it to DRAM first (the pin succeeds, it never
+ * loops); while pinned the daemon skips it instead of copying it under the pinner;
+ * released, it moves again.  Its data never changes.
+ */
+TEST_F_TIMEOUT(mig, longterm_pin, 200)
+{
+	struct where w;
+	struct rstat st;
+	double t0;
+	int ring;
+
+	if (!nr_tiers)
+		SKIP(return, "no CXL tier registered");
+	/* No DRAM for regions: first touch lands on CXL. */
+	ASSERT_EQ(0, write_u64(PARAM "fast_budget_mb", 0));
+	ASSERT_EQ(0, mig_region(self, 4 * PAGE));
+	fill(self->p, 0, 7);
+	ASSERT_EQ(0, where(self->fd, 0, 1, &w));
+	ASSERT_EQ(1, w.slow);
+
+	t0 = now_s();
+	ring = uring_register(self->p, PAGE);
+	if (ring == -ENOSYS || ring == -EPERM)
+		SKIP(return, "io_uring is not available (%s)", strerror(-ring));
+	ASSERT_LE(0, ring) TH_LOG("IORING_REGISTER_BUFFERS: %s", strerror(-ring));
+	ASSERT_EQ(0, where(self->fd, 0, 1, &w));
+	ksft_print_msg("pinned in %.2f s; the page is now on a %s node\n", now_s() - t0,
+		       w.fast ? "DRAM" : "CXL");
+	EXPECT_EQ(1, w.fast) TH_LOG("a long-term pin moves a ZONE_MOVABLE page to DRAM");
+	ASSERT_TRUE(check(self->p, 0, 7));
+
+	/* Over the (zero) budget, the daemon wants it out, and may not move it. */
+	t0 = now_s();
+	do {
+		sleep_ms(100);
+		ASSERT_EQ(0, rg_stat(self->fd, NULL, &st));
+	} while (!st.st.skipped_pinned && now_s() - t0 < 30);
+	EXPECT_LT(0, st.st.skipped_pinned);
+	ASSERT_EQ(0, where(self->fd, 0, 1, &w));
+	EXPECT_EQ(1, w.fast);
+	ASSERT_TRUE(check(self->p, 0, 7));
+
+	close(ring);
+	t0 = now_s();
+	do {
+		sleep_ms(100);
+		ASSERT_EQ(0, where(self->fd, 0, 1, &w));
+	} while (!w.slow && now_s() - t0 < 60);
+	ksft_print_msg("unpinned page back on CXL after %.1f s\n", now_s() - t0);
+	EXPECT_EQ(1, w.slow);
+	ASSERT_TRUE(check(self->p, 0, 7));
+}
+
+/* The module's page accounting, for comparing before and after. */
+static void accounting(char *buf, size_t len)
+{
+	if (cxlt_read(ACCOUNTING, buf, len))
+		buf[0] = '\0';
+}
+
+/*
+ * Regions destroyed, and processes exiting, while their pages are being moved: once
+ * everything is gone the module's accounting is what it was.
+ */
+TEST_F_TIMEOUT(mig, teardown_during_migration, 200)
+{
+	char before[512], after[512];
+	double t0;
+	int round;
+
+	if (!nr_tiers)
+		SKIP(return, "no CXL tier registered");
+	accounting(before, sizeof(before));
+	ASSERT_EQ(0, write_u64(PARAM "fast_budget_mb", 2));
+	for (round = 0; round < 3; round++) {
+		pid_t flip, kid;
+		unsigned long i;
+
+		ASSERT_EQ(0, mig_region(self, 4 * MB));
+		flip = start_flipper(self->name, self->len, 50);
+		kid = fork();
+		ASSERT_LE(0, kid);
+		if (!kid) {
+			for (;;)
+				for (i = 0; i < self->len / PAGE; i++)
+					self->p[i * PAGE]++;
+		}
+		sleep_ms(700);
+		/* Destroyed while mapped, written and moved; then its users go. */
+		ASSERT_EQ(0, rg_destroy(self->dev, self->name));
+		sleep_ms(300);
+		stop_child(kid);
+		munmap(self->p, self->len);
+		self->p = MAP_FAILED;
+		close(self->fd);
+		self->fd = -1;
+		stop_child(flip);
+	}
+	t0 = now_s();
+	do {
+		sleep_ms(100);
+		accounting(after, sizeof(after));
+	} while (strcmp(before, after) && now_s() - t0 < 20);
+	EXPECT_STREQ(before, after);
+}
+
+/*
+ * Bad tunable values are refused with EINVAL and the old value stays ("\n": an empty
+ * value; writing no bytes at all never reaches the kernel).
+ */
+TEST_F_TIMEOUT(mig, tunables, 30)
+{
+	static const struct {
+		const char *name;
+		const char *bad[4];
+	} cases[] = {
+		{ "enable", { "2", "-1", "yes", "\n" } },
+		{ "period_ms", { "9", "60001", "0", "1.5" } },
+		{ "budget_mbps", { "65537", "-5", "x", "99999999999" } },
+		{ "sample_mb", { "0", "1048577", "abc", "\n" } },
+		{ "decay_shift", { "0", "9", "\n", "-1" } },
+		{ "idle_bits", { "31", "-1", "z", "\n" } },
+		{ "burst_bits", { "31", "100", "\n", "q" } },
+		{ "confidence", { "256", "-1", "\n", "1e3" } },
+		{ "hyst_steps", { "256", "\n", "-3", "s" } },
+		{ "min_resid", { "256", "\n", "-1", "0x" } },
+	};
+	char path[256];
+	unsigned int i, k;
+	uint64_t old;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(path, sizeof(path), DAEMON "%s", cases[i].name);
+		old = read_u64(path);
+		ASSERT_NE(UINT64_MAX, old) TH_LOG("%s unreadable", path);
+		for (k = 0; k < 4; k++) {
+			EXPECT_EQ(-EINVAL, cxlt_write(path, cases[i].bad[k]))
+				TH_LOG("%s accepted \"%s\"", cases[i].name, cases[i].bad[k]);
+			EXPECT_EQ(old, read_u64(path));
+		}
+	}
+	/* The watermarks: low <= high <= fast_budget_mb. */
+	ASSERT_EQ(0, write_u64(DAEMON "wmark_high_mb", 8));
+	ASSERT_EQ(0, write_u64(DAEMON "wmark_low_mb", 4));
+	EXPECT_EQ(-EINVAL, write_u64(DAEMON "wmark_low_mb", 9));
+	EXPECT_EQ(-EINVAL, write_u64(DAEMON "wmark_high_mb", 3));
+	EXPECT_EQ(-EINVAL, write_u64(DAEMON "wmark_high_mb",
+				     read_u64(PARAM "fast_budget_mb") + 1));
+	EXPECT_EQ(4, read_u64(DAEMON "wmark_low_mb"));
+	EXPECT_EQ(8, read_u64(DAEMON "wmark_high_mb"));
+}
+
+/* Disabled, the daemon does nothing: no period ends; enabled again, it goes on. */
+TEST_F_TIMEOUT(mig, enable, 60)
+{
+	uint64_t a, b;
+	unsigned long i;
+
+	ASSERT_EQ(0, mig_region(self, 1 * MB));
+	for (i = 0; i < MB / PAGE; i++)
+		self->p[i * PAGE] = 1;
+	sleep_ms(500);
+	ASSERT_EQ(0, write_u64(DAEMON "enable", 0));
+	sleep_ms(300);	/* a period in flight ends */
+	a = read_u64(DAEMON "stats/periods");
+	sleep_ms(1000);
+	b = read_u64(DAEMON "stats/periods");
+	EXPECT_EQ(a, b) TH_LOG("periods went on while disabled");
+	ASSERT_EQ(0, write_u64(DAEMON "enable", 1));
+	sleep_ms(1000);
+	EXPECT_LT(b, read_u64(DAEMON "stats/periods"));
+}
+
+static char added[MAX_TIERS][64];
+static int nr_added;
+static pid_t main_pid;
+
+/*
+ * Unload right after the last region went while its pages were being moved: the
+ * daemon lets go of the region within a period, and then the module unloads (tiers
+ * pin the module, so they go first), loads again and works.
+ */
+TEST_F_TIMEOUT(mig, unload_after_migration, 300)
+{
+	char params[1024], names[MAX_TIERS][64];
+	int n = 0, rc, i;
+	unsigned long k;
+	double t0;
+	pid_t flip;
+	glob_t g;
+
+	if (!nr_tiers)
+		SKIP(return, "no CXL tier registered");
+	cxlt_module_params(params, sizeof(params));
+	ASSERT_EQ(0, mig_region(self, 2 * MB));
+	for (k = 0; k < 2 * MB / PAGE; k++)
+		self->p[k * PAGE] = 1;
+	flip = start_flipper(self->name, self->len, 50);
+	sleep_ms(1000);
+	stop_child(flip);
+	munmap(self->p, self->len);
+	self->p = MAP_FAILED;
+	close(self->fd);
+	self->fd = -1;
+	ASSERT_EQ(0, rg_destroy(self->dev, self->name));
+	close(self->dev);
+	self->dev = -1;
+
+	ASSERT_EQ(0, glob(CXLT_SYSFS "/tiers/*", 0, NULL, &g));
+	for (k = 0; k < g.gl_pathc && n < MAX_TIERS; k++) {
+		snprintf(names[n], sizeof(names[n]), "%s", strrchr(g.gl_pathv[k], '/') + 1);
+		rc = cxlt_write(CXLT_SYSFS "/tier_remove", names[n]);
+		ASSERT_EQ(0, rc) TH_LOG("tier_remove %s: %s", names[n], strerror(-rc));
+		n++;
+	}
+	globfree(&g);
+	t0 = now_s();
+	while ((rc = cxlt_rmmod()) && now_s() - t0 < 20)
+		sleep_ms(50);
+	ksft_print_msg("unloaded %.2f s after the region went\n", now_s() - t0);
+	ASSERT_EQ(0, rc) TH_LOG("rmmod: %s", strerror(-rc));
+	ASSERT_EQ(0, cxlt_insmod(params)) TH_LOG("insmod %s", params);
+	ASSERT_EQ(0, access(DAEMON "stats/periods", F_OK));
+	/* Back as before: the same tiers; teardown removes the ones this group added. */
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(0, cxlt_write(CXLT_SYSFS "/tier_add", names[i]));
+	self->dev = dev_open();
+	ASSERT_LE(0, self->dev);
+}
+
+static void tiers_setup(void)
+{
+	glob_t g;
+	size_t i;
+
+	nr_added = cxlt_add_ram_tiers(added, nr_added, GROUP_TIERS);
+	if (glob(CXLT_SYSFS "/tiers/*/node", 0, NULL, &g))
+		return;
+	for (i = 0; i < g.gl_pathc && nr_tiers < MAX_TIERS; i++) {
+		char v[16];
+
+		if (!cxlt_read(g.gl_pathv[i], v, sizeof(v)))
+			tier_nodes[nr_tiers++] = atoi(v);
+	}
+	globfree(&g);
+}
+
+/* At exit of the main process only (test processes are its forks). */
+static void tiers_teardown(void)
+{
+	int i;
+
+	if (getpid() != main_pid)
+		return;
+	for (i = 0; i < nr_added; i++)
+		if (cxlt_write(CXLT_SYSFS "/tier_remove", added[i]))
+			fprintf(stderr, "# cannot remove tier %s\n", added[i]);
+}
+
+int main(int argc, char **argv)
+{
+	main_pid = getpid();
+	atexit(tiers_teardown);
+	if (cxlt_module_loaded())
+		tiers_setup();
+	printf("# %d tier node(s) for this run\n", nr_tiers);
+	fflush(stdout);
+	return test_harness_run(argc, argv);
+}
