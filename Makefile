@@ -8,6 +8,9 @@
 #   make check T=dir  run one selftests/ group in the guest (host tests still run)
 #   make demo         boot the default emulated CXL topology and show what cxltier does
 #   make bench-sim    run the policy simulator (bench/out/sim.json, bench/out/*.png)
+#   make bench        the guest benchmark: one boot of the pool topology, the same Zipf
+#                     workload on cxltier, the kernel's tiering, DAMON, DRAM and CXL
+#                     (bench/out/guest.json, bench/out/guest.png; bench/run-guest)
 #   make sparse       module build with sparse (C=2)
 #   make checkpatch   kernel style check of kmod/ and include/
 #   make debug-kernel build the checker guest kernel (KASAN, KFENCE, lockdep, ...)
@@ -27,7 +30,7 @@ BUILD  ?= $(ROOT)/build
 # Recursive (=): KDIR names the cache that `setup` fills, so expand it only when used.
 KMAKE  = $(MAKE) -C $(KDIR) M=$(ROOT) W=1
 
-.PHONY: all module userspace selftests sparse checkpatch check demo bench-sim setup \
+.PHONY: all module userspace selftests sparse checkpatch check demo bench-sim bench setup \
 	guest clean debug-kernel debug-module debug-guest check-debug guest-tools
 
 all: module userspace selftests
@@ -94,6 +97,13 @@ demo: all guest
 
 bench-sim: userspace
 	@bench/run-sim $(BUILD)
+
+# Only what the guest run needs: not the host tests, not the selftests (the image
+# takes them when they are built).
+bench: module guest-tools
+	cmake --build $(BUILD) --target cxlt-bench-zipf cxlt-bench-pin cxlt-bench-report
+	qemu/build-guest --build $(BUILD)
+	@bench/run-guest $(BUILD)
 
 clean:
 	-$(KMAKE) clean 2>/dev/null

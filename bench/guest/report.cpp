@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+// cxlt-bench-report: turns what the guest benchmark wrote (bench/guest/run-configs:
+// one JSON per configuration, its setup, the guest's description) into one results
+// file (records and goals, as cxlt-sim writes them), a table on stdout and the
+// per-interval series that bench/run-guest plots.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using json = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+constexpr uint64_t PAGE_SIZE = 4096;
+
+json load(const fs::path &p)
+{
+	std::ifstream f(p);
+
+	if (!f)
+		return nullptr;
+	try {
+		return json::parse(f);
+	} catch (const json::exception &e) {
+		throw std::runtime_error(fmt::format("{}: {}", p.string(), e.what()));
+	}
+}
+
+int64_t num(const json &j, const char *key)
+{
+	return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<int64_t>() : 0;
+}
+
+int64_t prefixed_sum(const json &j, const std::string &prefix)
+{
+	int64_t s = 0;
+
+	if (j.is_object())
+		for (const auto &[k, v] : j.items())
+			if (k.starts_with(prefix) && v.is_number())
+				s += v.get<int64_t>();
+	return s;
+}
+
+// The record of one span (warm-up or steady state) of one configuration.
+json span(const json &run, const json &s)
+{
+	const bool region = run["workload"]["backend"] == "region";
+	const json &vm = s["vmstat"], &be = s["backend"], &ctr = s["counters"];
+	json r;
+	uint64_t migrated;
+
+	// Bytes the tiering machinery copied: the module's own count for a region (it does
+	// not go through the kernel's migrate_pages()), the kernel's for anonymous memory.
+	if (region)
+		migrated = uint64_t(std::max(num(be, "moved_bytes"), num(ctr, "moved_bytes")));
+	else
+		migrated = uint64_t(num(vm, "pgmigrate_success")) * PAGE_SIZE;
+	double cpu = s.value("cpu_threads_pct", 0.0) + s.value("cpu_app_sys_pct", 0.0);
+
+	r["seconds"] = s["seconds"];
+	r["ops_per_s"] = s["ops_per_s"];
+	r["ftaf"] = s["ftaf"];
+	r["migrated_bytes"] = migrated;
+	r["pingpong"] = s["pingpong_seen"];
+	r["pingpong_reported"] = region && be.is_object() && be.contains("pingpong")
+				 ? be["pingpong"] : json(nullptr);
+	r["moved_pages_seen"] = s["moved_pages_seen"];
+	r["cpu_pct"] = cpu;
+	r["cpu"] = { { "threads_pct", s["cpu_threads_pct"] }, { "app_sys_pct", s["cpu_app_sys_pct"] },
+		     { "threads_ns", s["cpu_threads_ns"] } };
+	if (ctr.is_object() && ctr.contains("cpu_ns"))
+		r["cpu"]["daemon_pct"] = 100.0 * double(num(ctr, "cpu_ns")) /
+					 (s["seconds"].get<double>() * 1e9);
+	r["vmstat"] = vm;
+	if (!be.is_null())
+		r["region_stat"] = be;
+	if (ctr.is_object() && !ctr.empty())
+		r["daemon_stats"] = ctr;
+	return r;
+}
+
+struct row {
+	std::string config;
+	json rec;
+};
+
+json make_record(const std::string &c, const json &run, const json &setup)
+{
+	json r;
+
+	r["config"] = c;
+	if (run.is_null()) {
+		r["skipped"] = "no results from the guest";
+		return r;
+	}
+	if (run.contains("skipped")) {
+		r["skipped"] = run["skipped"];
+		if (!setup.is_null())
+			r["setup"] = setup;
+		return r;
+	}
+	json st = span(run, run["steady"]), wu = span(run, run["warmup"]);
+	for (const auto &[k, v] : st.items())
+		r[k] = v;
+	r["rel_dram"] = nullptr;	// filled once dram's is known
+	r["fast_mb"] = run["steady"]["fast_mb_mean"];
+	r["fast_free_mb"] = run["steady"]["fast_free_mb_mean"];
+	r["ftaf_opt_same_dram"] = run["ftaf_opt_same_dram"];
+	r["initial_ftaf"] = run["initial"]["ftaf"];
+	r["populate_s"] = run["populate_s"];
+	r["warmup"] = wu;
+	r["setup"] = setup;
+	r["locator"] = run["workload"]["locator"];
+	if (run.contains("counters_end"))
+		r["daemon_stats_end"] = run["counters_end"];
+	r["series"] = run["series"];
+	return r;
+}
+
+std::string mib(double bytes)
+{
+	return fmt::format("{:.1f}", bytes / (1 << 20));
+}
+
+void print_table(const std::vector<row> &rows)
+{
+	fmt::print("{:<14} {:>10} {:>8} {:>6} {:>7} {:>6} {:>9} {:>8} {:>6} {:>8} {:>8} {:>10}\n",
+		   "config", "ops/s", "rel_dram", "ftaf", "ftaf_wu", "DRAM", "migr_MiB",
+		   "pingpong", "cpu%", "promoted", "demoted", "ops/s_wu");
+	for (const auto &[c, r] : rows) {
+		if (r.contains("skipped")) {
+			fmt::print("{:<14} skipped: {}\n", c, r["skipped"].get<std::string>());
+			continue;
+		}
+		const json &vm = r["vmstat"];
+		int64_t promoted = num(vm, "pgpromote_success"), demoted = prefixed_sum(vm, "pgdemote_");
+		if (r.contains("region_stat")) {
+			promoted = num(r["region_stat"], "promoted");
+			demoted = num(r["region_stat"], "demoted");
+		}
+		fmt::print("{:<14} {:>10.0f} {:>8} {:>6.3f} {:>7.3f} {:>6.1f} {:>9} {:>8} {:>6.1f} {:>8} {:>8} {:>10.0f}\n",
+			   c, r["ops_per_s"].get<double>(),
+			   r["rel_dram"].is_null() ? std::string("-")
+						   : fmt::format("{:.3f}", r["rel_dram"].get<double>()),
+			   r["ftaf"].get<double>(), r["warmup"]["ftaf"].get<double>(),
+			   r["fast_mb"].get<double>(), mib(r["migrated_bytes"].get<double>()),
+			   r["pingpong"].get<uint64_t>(), r["cpu_pct"].get<double>(), promoted, demoted,
+			   r["warmup"]["ops_per_s"].get<double>());
+	}
+}
+
+struct goal {
+	std::string text, value;
+	std::optional<bool> met;	// empty: could not be evaluated
+};
+
+const json *find(const std::vector<row> &rows, const std::string &c)
+{
+	for (const auto &r : rows)
+		if (r.config == c && !r.rec.contains("skipped"))
+			return &r.rec;
+	return nullptr;
+}
+
+std::string why_missing(const std::vector<row> &rows, const std::string &c)
+{
+	for (const auto &r : rows)
+		if (r.config == c)
+			return r.rec.contains("skipped") ? fmt::format("{} skipped: {}", c,
+				r.rec["skipped"].get<std::string>()) : "";
+	return c + " not run";
+}
+
+std::vector<goal> check_goals(const std::vector<row> &rows, const json &guest, double hot90_mb)
+{
+	std::vector<goal> g;
+	const json *ours = find(rows, "cxltier");
+	const std::string na = ours ? "" : "n/a: " + why_missing(rows, "cxltier");
+
+	for (const char *base : { "no-migration", "numab2", "numab2-budget", "damon" }) {
+		std::string text = fmt::format("cxltier beats {} on ops_per_s and ftaf", base);
+		const json *b = find(rows, base);
+		if (!ours || !b) {
+			g.push_back({ text, ours ? "n/a: " + why_missing(rows, base) : na, {} });
+			continue;
+		}
+		double o1 = (*ours)["ops_per_s"], b1 = (*b)["ops_per_s"];
+		double o2 = (*ours)["ftaf"], b2 = (*b)["ftaf"];
+		g.push_back({ text, fmt::format("ops/s {:.0f} vs {:.0f} ({:+.1f}%), ftaf {:.3f} vs {:.3f}",
+						o1, b1, 100 * (o1 / b1 - 1), o2, b2),
+			      o1 > b1 && o2 > b2 });
+	}
+
+	double fast_mb = guest.value("fast_mb", 0.0);
+	std::string text = fmt::format("cxltier within 10% of dram where the hot set fits in DRAM "
+				       "(hot set: the pages of 90% of the accesses, {:.1f} MiB; DRAM {:.0f} MiB)",
+				       hot90_mb, fast_mb);
+	if (hot90_mb > fast_mb)
+		g.push_back({ text, "n/a: the hot set does not fit in this workload", {} });
+	else if (!ours || !find(rows, "dram"))
+		g.push_back({ text, ours ? "n/a: " + why_missing(rows, "dram") : na, {} });
+	else
+		g.push_back({ text, fmt::format("rel_dram {:.3f}", (*ours)["rel_dram"].get<double>()),
+			      (*ours)["rel_dram"].get<double>() >= 0.9 });
+
+	text = "daemon CPU below 3% of one core";
+	if (!ours) {
+		g.push_back({ text, na, {} });
+	} else {
+		const json &cpu = (*ours)["cpu"];
+		double pct = cpu.contains("daemon_pct") ? cpu["daemon_pct"].get<double>()
+							: cpu["threads_pct"].get<double>();
+		g.push_back({ text, fmt::format("{:.2f}%", pct), pct < 3.0 });
+	}
+
+	text = "metadata below 0.3% of managed memory";
+	if (!ours) {
+		g.push_back({ text, na, {} });
+	} else if (!ours->contains("daemon_stats_end") ||
+		   !(*ours)["daemon_stats_end"].contains("metadata_bytes")) {
+		g.push_back({ text, "n/a: the daemon reports no metadata_bytes", {} });
+	} else {
+		const json &d = (*ours)["daemon_stats_end"];
+		double managed = double(num(d, "managed_pages")) * PAGE_SIZE;
+		double pct = managed > 0 ? 100.0 * double(num(d, "metadata_bytes")) / managed : 0.0;
+		g.push_back({ text, fmt::format("{:.3f}% ({} bytes for {} pages)", pct,
+						num(d, "metadata_bytes"), num(d, "managed_pages")),
+			      managed > 0 && pct < 0.3 });
+	}
+	return g;
+}
+
+// The pages that take 90% of a Zipf's accesses, in MiB.
+double hot_set_mb(uint64_t pages, double s, double share)
+{
+	double total = 0, acc = 0;
+
+	for (uint64_t k = 1; k <= pages; k++)
+		total += std::pow(double(k), -s);
+	for (uint64_t k = 1; k <= pages; k++) {
+		acc += std::pow(double(k), -s);
+		if (acc >= share * total)
+			return double(k) * PAGE_SIZE / (1 << 20);
+	}
+	return double(pages) * PAGE_SIZE / (1 << 20);
+}
+
+void write_series(const fs::path &dir, const std::vector<row> &rows)
+{
+	fs::create_directories(dir);
+	// The steady state of each configuration that ran, in table order.
+	std::ofstream sum(dir / "summary.dat");
+	sum << "# index config rel_dram ftaf\n";
+	int i = 0;
+	for (const auto &[c, r] : rows)
+		if (!r.contains("skipped"))
+			sum << fmt::format("{} {} {:.4f} {:.4f}\n", i++, c,
+					   r["rel_dram"].is_null() ? 0.0 : r["rel_dram"].get<double>(),
+					   r["ftaf"].get<double>());
+	if (!sum)
+		throw std::runtime_error(fmt::format("{}: cannot write", (dir / "summary.dat").string()));
+	for (const auto &[c, r] : rows) {
+		if (!r.contains("series"))
+			continue;
+		std::ofstream f(dir / (c + ".dat"));
+		f << "# t_s ftaf ops_per_s fast_pages moved_seen\n";
+		for (const auto &p : r["series"])
+			f << fmt::format("{:.2f} {:.4f} {:.0f} {} {}\n", p["t"].get<double>(),
+					 p["ftaf"].get<double>(), p["ops_per_s"].get<double>(),
+					 p["fast_pages"].get<uint64_t>(), p["moved_seen"].get<uint64_t>());
+		if (!f)
+			throw std::runtime_error(fmt::format("{}: cannot write", (dir / c).string()));
+	}
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	std::string results, out_json, series_dir;
+	std::vector<std::string> configs{ "cxltier", "no-migration", "numab2", "numab2-budget",
+					  "damon", "dram", "cxl" };
+	double wall = 0;
+	CLI::App app{ "Collect the guest benchmark's results (bench/guest/run-configs) into one "
+		      "JSON file, a table and plot series" };
+
+	app.add_option("--results", results, "the folder run-configs wrote")->required();
+	app.add_option("--json", out_json, "write the records and goals here")->required();
+	app.add_option("--series-dir", series_dir, "write per-interval series here (one .dat per config)");
+	app.add_option("--configs", configs, "configurations, in table order")->delimiter(',');
+	app.add_option("--wall", wall, "seconds the whole run took (recorded)");
+	int boots = 1;
+	app.add_option("--boots", boots, "guest boots the results come from (recorded)");
+	std::string host_load;
+	app.add_option("--host-load", host_load, "the host's load averages during the run (recorded)");
+	CLI11_PARSE(app, argc, argv);
+
+	try {
+		fs::path dir(results);
+		json guest = load(dir / "guest.json");
+		if (guest.is_null())
+			throw std::runtime_error(results + "/guest.json is missing: the guest did not get to run the configurations");
+		std::vector<row> rows;
+		for (const auto &c : configs) {
+			json run = load(dir / (c + ".json"));
+			// What every run shares (all but backend and membind), from the first.
+			if (!guest.contains("workload") && run.is_object() && run.contains("workload"))
+				guest["workload"] = run["workload"];
+			rows.push_back({ c, make_record(c, run, load(dir / (c + ".setup.json"))) });
+		}
+		double pp_window = guest.contains("workload")
+				   ? guest["workload"].value("pingpong_window_s", 0.0) : 0.0;
+
+		const json *dram = find(rows, "dram");
+		for (auto &[c, r] : rows)
+			if (dram && !r.contains("skipped"))
+				r["rel_dram"] = r["ops_per_s"].get<double>() /
+						(*dram)["ops_per_s"].get<double>();
+
+		double hot90 = hot_set_mb(uint64_t(guest["size_mb"].get<double>() * (1 << 20)) / PAGE_SIZE,
+					  guest["zipf"].get<double>(), 0.9);
+		auto goals = check_goals(rows, guest, hot90);
+
+		print_table(rows);
+		fmt::print("\n(ftaf: fast-tier access fraction, steady state; ftaf_wu: in the warm-up "
+			   "(first {} s), and ops/s_wu; DRAM: MiB of the working set on DRAM, mean of the steady state; "
+			   "pingpong: pages seen moving back within {} s; cpu%: tiering threads + the "
+			   "workload's system time, of one CPU)\n\n",
+			   guest["warmup_s"].dump(), pp_window);
+		for (const auto &g : goals)
+			fmt::print("goal {}: {} ({})\n", g.text, g.value,
+				   !g.met ? "not evaluated" : *g.met ? "met" : "NOT met");
+
+		json recs = json::array(), gj = json::array();
+		for (auto &[c, r] : rows) {
+			if (series_dir.empty())
+				r.erase("series");
+			recs.push_back(r);
+		}
+		for (const auto &g : goals)
+			gj.push_back({ { "goal", g.text }, { "value", g.value },
+				       { "met", g.met ? json(*g.met) : json(nullptr) } });
+		guest["hot_set_90_mb"] = hot90;
+		if (wall > 0)
+			guest["wall_s"] = wall;
+		guest["boots"] = boots;
+		if (!host_load.empty())
+			guest["host_load"] = host_load;
+		json doc = { { "config", guest }, { "records", recs }, { "goals", gj } };
+		std::ofstream f(out_json);
+		f << doc.dump(1) << "\n";
+		if (!f)
+			throw std::runtime_error(out_json + ": cannot write");
+		if (!series_dir.empty())
+			write_series(series_dir, rows);
+	} catch (const std::exception &e) {
+		fmt::print(stderr, "cxlt-bench-report: {}\n", e.what());
+		return 1;
+	}
+	return 0;
+}

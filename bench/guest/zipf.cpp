@@ -1,0 +1,757 @@
+// SPDX-License-Identifier: GPL-2.0
+// cxlt-bench-zipf: the workload of the guest benchmark (make bench, bench/run-guest).
+//
+// Maps a working set (anonymous memory, or a cxltier global region), touches every
+// page once in address order (first-touch placement), then runs "ops" for a fixed
+// time: each op picks a page from a Zipf distribution over the working set (ranks
+// scattered over the pages by a seeded permutation, so the hot pages are not
+// neighbours) and reads --op-bytes of it.  At the end of every measuring interval it
+// pauses the ops and samples: where every page is (move_pages(2) for anonymous
+// memory, CXLTIER_IOC_PAGES for a region), hence the exact fast-tier access fraction
+// (the sum of the probabilities of the pages on fast nodes), pages seen changing
+// tier, the CPU time of the tiering kernel threads (/proc/PID/schedstat), its own
+// system time, /proc/vmstat and, for a region, its STAT counters.  Prints one JSON
+// document: the workload, every interval, and the warm-up and steady-state summaries.
+//
+// Pages are 4 KiB everywhere: anonymous memory gets MADV_NOHUGEPAGE, as region pages
+// are small pages too, and a Zipf over pages is meaningless inside one 2 MiB folio.
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <dirent.h>
+#include <fcntl.h>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <linux/cxltier.h>
+
+#include "../sim/rng.hpp"
+
+namespace {
+
+using json = nlohmann::ordered_json;
+using cxltier::sim::rng;
+
+constexpr size_t PAGE = 4096;
+// Numbers from the kernel's uapi (linux/mempolicy.h), without libnuma: the program is
+// linked statically and copied into the guest alone.
+constexpr int MPOL_BIND_ = 2;
+
+struct options {
+	std::string config = "unnamed";
+	std::string backend = "anon";
+	uint64_t size_mb = 64;
+	double zipf = 0.99;
+	uint64_t seed = 1;
+	unsigned op_bytes = 256;
+	double duration = 60;
+	double interval = 5;
+	double warmup = 20;
+	double pp_window = 10;
+	int membind = -1;
+	std::string region = "bench";
+	std::string fast_nodes;
+	std::string threads = "kswapd,kcompactd,kdamond,cxltierd,kcxltierd";
+	std::string counters;
+	std::string cgroup;
+	bool scramble = true;
+	std::string out;
+};
+
+double now()
+{
+	timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
+[[noreturn]] void die(const std::string &msg)
+{
+	fprintf(stderr, "cxlt-bench-zipf: %s\n", msg.c_str());
+	exit(1);
+}
+
+std::string read_file(const std::string &path)
+{
+	std::ifstream f(path);
+	std::stringstream s;
+
+	s << f.rdbuf();
+	return s.str();
+}
+
+// A node list as sysfs writes it: "0", "0-2,5".
+std::set<int> parse_nodelist(const std::string &s)
+{
+	std::set<int> nodes;
+	std::stringstream in(s);
+	std::string part;
+
+	while (std::getline(in, part, ',')) {
+		part.erase(std::remove_if(part.begin(), part.end(), ::isspace), part.end());
+		if (part.empty())
+			continue;
+		auto dash = part.find('-');
+		int a = std::stoi(part.substr(0, dash));
+		int b = dash == std::string::npos ? a : std::stoi(part.substr(dash + 1));
+		for (int n = a; n <= b; n++)
+			nodes.insert(n);
+	}
+	return nodes;
+}
+
+// Vose's alias method: one random number per draw, whatever the number of pages.
+class alias_table {
+public:
+	explicit alias_table(const std::vector<double> &p)
+		: prob_(p.size()), alias_(p.size())
+	{
+		size_t n = p.size();
+		std::vector<double> q(n);
+		std::vector<uint32_t> small, large;
+
+		for (size_t i = 0; i < n; i++) {
+			q[i] = p[i] * double(n);
+			(q[i] < 1.0 ? small : large).push_back(uint32_t(i));
+		}
+		while (!small.empty() && !large.empty()) {
+			uint32_t s = small.back(), l = large.back();
+
+			small.pop_back();
+			prob_[s] = threshold(q[s]);
+			alias_[s] = l;
+			q[l] -= 1.0 - q[s];
+			if (q[l] < 1.0) {
+				large.pop_back();
+				small.push_back(l);
+			}
+		}
+		for (uint32_t i : large)
+			prob_[i] = UINT32_MAX, alias_[i] = i;
+		for (uint32_t i : small)
+			prob_[i] = UINT32_MAX, alias_[i] = i;
+	}
+
+	// The high 32 bits pick a column, the low 32 bits choose it or its alias.
+	uint32_t draw(uint64_t r) const
+	{
+		uint32_t col = uint32_t(((r >> 32) * uint64_t(prob_.size())) >> 32);
+
+		return uint32_t(r) < prob_[col] ? col : alias_[col];
+	}
+
+private:
+	static uint32_t threshold(double q)
+	{
+		return q >= 1.0 ? UINT32_MAX : uint32_t(q * 4294967296.0);
+	}
+
+	std::vector<uint32_t> prob_, alias_;
+};
+
+// --- the working set --------------------------------------------------------------
+
+class working_set {
+public:
+	virtual ~working_set() = default;
+	char *base() const { return base_; }
+	size_t pages() const { return pages_; }
+	// Each page's node, or a negative value when it has none (not present).
+	virtual void locate(std::vector<int> &nodes) = 0;
+	// Counters of the backend (region STAT), or null.
+	virtual json counters() { return nullptr; }
+	virtual std::string locator() const = 0;
+
+protected:
+	char *base_ = nullptr;
+	size_t pages_ = 0;
+};
+
+class anon_set : public working_set {
+public:
+	anon_set(size_t pages, int membind)
+	{
+		pages_ = pages;
+		void *p = mmap(nullptr, pages * PAGE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			die(std::string("mmap: ") + strerror(errno));
+		base_ = static_cast<char *>(p);
+		if (madvise(base_, pages * PAGE, MADV_NOHUGEPAGE))
+			die(std::string("madvise(MADV_NOHUGEPAGE): ") + strerror(errno));
+		if (membind >= 0) {
+			unsigned long mask[16] = {};
+
+			mask[membind / 64] |= 1UL << (membind % 64);
+			if (syscall(SYS_mbind, base_, pages * PAGE, MPOL_BIND_, mask,
+				    sizeof(mask) * 8, 0))
+				die("mbind(node " + std::to_string(membind) + "): " + strerror(errno));
+		}
+		addrs_.resize(pages);
+		for (size_t i = 0; i < pages; i++)
+			addrs_[i] = base_ + i * PAGE;
+	}
+	~anon_set() override { munmap(base_, pages_ * PAGE); }
+
+	void locate(std::vector<int> &nodes) override
+	{
+		nodes.assign(pages_, -1);
+		if (syscall(SYS_move_pages, 0, pages_, addrs_.data(), nullptr, nodes.data(), 0) < 0)
+			die(std::string("move_pages: ") + strerror(errno));
+	}
+	std::string locator() const override { return "move_pages"; }
+
+private:
+	std::vector<void *> addrs_;
+};
+
+class region_set : public working_set {
+public:
+	region_set(size_t pages, const std::string &name) : name_(name)
+	{
+		pages_ = pages;
+		dev_ = open("/dev/" CXLTIER_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+		if (dev_ < 0)
+			die(std::string("/dev/" CXLTIER_DEVICE_NAME ": ") + strerror(errno));
+
+		cxltier_create c{};
+		c.size = sizeof(c);
+		c.length = pages * PAGE;
+		c.policy = CXLTIER_POLICY_FAST_FIRST;
+		snprintf(c.name, sizeof(c.name), "%s", name.c_str());
+		if (ioctl(dev_, CXLTIER_IOC_CREATE, &c))
+			die("create region " + name + ": " + strerror(errno));
+
+		cxltier_open o{};
+		o.size = sizeof(o);
+		o.flags = CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE;
+		snprintf(o.name, sizeof(o.name), "%s", name.c_str());
+		if (ioctl(dev_, CXLTIER_IOC_OPEN, &o))
+			die("open region " + name + ": " + strerror(errno));
+		fd_ = o.fd;
+		void *p = mmap(nullptr, pages * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+		if (p == MAP_FAILED)
+			die(std::string("mmap region: ") + strerror(errno));
+		base_ = static_cast<char *>(p);
+	}
+	~region_set() override
+	{
+		cxltier_destroy d{};
+
+		munmap(base_, pages_ * PAGE);
+		close(fd_);
+		d.size = sizeof(d);
+		snprintf(d.name, sizeof(d.name), "%s", name_.c_str());
+		ioctl(dev_, CXLTIER_IOC_DESTROY, &d);
+		close(dev_);
+	}
+
+	// CXLTIER_IOC_PAGES where the module has it; else move_pages(2), which sees the
+	// pages this process has mapped (all of them after the first touch, as long as
+	// nothing moves them: only a module without a migration daemon lacks PAGES).
+	void locate(std::vector<int> &nodes) override
+	{
+		nodes.assign(pages_, -1);
+		if (use_ioctl_) {
+			cxltier_pages pg{};
+
+			pg.size = sizeof(pg);
+			pg.count = uint32_t(pages_);
+			pg.nodes = reinterpret_cast<uintptr_t>(nodes.data());
+			if (!ioctl(fd_, CXLTIER_IOC_PAGES, &pg))
+				return;
+			if (errno != ENOTTY && errno != EINVAL)
+				die(std::string("CXLTIER_IOC_PAGES: ") + strerror(errno));
+			use_ioctl_ = false;
+		}
+		if (addrs_.empty()) {
+			addrs_.resize(pages_);
+			for (size_t i = 0; i < pages_; i++)
+				addrs_[i] = base_ + i * PAGE;
+		}
+		if (syscall(SYS_move_pages, 0, pages_, addrs_.data(), nullptr, nodes.data(), 0) < 0)
+			die(std::string("move_pages: ") + strerror(errno));
+	}
+	std::string locator() const override
+	{
+		return use_ioctl_ ? "CXLTIER_IOC_PAGES" : "move_pages";
+	}
+
+	json counters() override
+	{
+		cxltier_stat st{};
+
+		st.size = sizeof(st);
+		if (ioctl(fd_, CXLTIER_IOC_STAT, &st))
+			return nullptr;
+		return json{ { "resident", st.resident }, { "fast", st.fast },
+			     { "promoted", st.promoted }, { "demoted", st.demoted },
+			     { "pingpong", st.pingpong }, { "skipped_pinned", st.skipped_pinned },
+			     { "failed", st.failed }, { "moved_bytes", st.moved_bytes },
+			     { "sampled", st.sampled }, { "accessed", st.accessed } };
+	}
+
+private:
+	std::string name_;
+	int dev_ = -1, fd_ = -1;
+	bool use_ioctl_ = true;
+	std::vector<void *> addrs_;
+};
+
+// --- what the tiering machinery costs and does ---------------------------------------
+
+// CPU time (ns) of the kernel threads whose name starts with one of @prefixes,
+// summed by name without the instance suffix ("kswapd0" -> "kswapd").
+std::map<std::string, uint64_t> thread_cpu(const std::vector<std::string> &prefixes)
+{
+	std::map<std::string, uint64_t> out;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return out;
+	while (dirent *e = readdir(d)) {
+		if (!isdigit(static_cast<unsigned char>(e->d_name[0])))
+			continue;
+		std::string dir = std::string("/proc/") + e->d_name;
+		std::string comm = read_file(dir + "/comm");
+
+		while (!comm.empty() && comm.back() == '\n')
+			comm.pop_back();
+		for (const auto &p : prefixes) {
+			if (comm.compare(0, p.size(), p))
+				continue;
+			// schedstat: time on the CPU (ns), time waiting, timeslices.
+			uint64_t ns = 0;
+			std::stringstream(read_file(dir + "/schedstat")) >> ns;
+			out[p] += ns;
+			break;
+		}
+	}
+	closedir(d);
+	return out;
+}
+
+// The /proc/vmstat counters that tell what tiering did.
+std::map<std::string, uint64_t> vmstat()
+{
+	std::map<std::string, uint64_t> out;
+	std::stringstream in(read_file("/proc/vmstat"));
+	std::string key;
+	uint64_t v;
+
+	while (in >> key >> v) {
+		if (!key.starts_with("pgpromote_") && !key.starts_with("pgdemote_") &&
+		    !key.starts_with("numa_") && !key.starts_with("pgmigrate_") &&
+		    !key.starts_with("thp_migration_"))
+			continue;
+		out[key] = v;
+	}
+	return out;
+}
+
+// Every file of @dir that holds one decimal number (the daemon's stats/ folder).
+std::map<std::string, uint64_t> dir_counters(const std::string &dir)
+{
+	std::map<std::string, uint64_t> out;
+	DIR *d = dir.empty() ? nullptr : opendir(dir.c_str());
+
+	if (!d)
+		return out;
+	while (dirent *e = readdir(d)) {
+		if (e->d_name[0] == '.')
+			continue;
+		std::string text = read_file(dir + "/" + e->d_name);
+		char *end;
+		errno = 0;
+		uint64_t v = strtoull(text.c_str(), &end, 10);
+		if (!errno && end != text.c_str() && (*end == '\n' || !*end))
+			out[e->d_name] = v;
+	}
+	closedir(d);
+	return out;
+}
+
+// MemFree of the fast nodes, in KiB: how much DRAM a configuration left unused.
+uint64_t free_kb(const std::set<int> &nodes)
+{
+	uint64_t sum = 0;
+
+	for (int n : nodes) {
+		std::stringstream in(read_file("/sys/devices/system/node/node" + std::to_string(n) +
+					       "/meminfo"));
+		std::string line;
+		while (std::getline(in, line)) {
+			auto at = line.find("MemFree:");
+			if (at != std::string::npos)
+				sum += std::stoull(line.substr(at + 8));
+		}
+	}
+	return sum;
+}
+
+uint64_t sys_time_ns()
+{
+	rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return uint64_t(ru.ru_stime.tv_sec) * 1000000000ULL + uint64_t(ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+// A snapshot of every counter, taken between intervals.
+struct snapshot {
+	double t = 0;
+	std::map<std::string, uint64_t> threads, vm, counters;
+	json backend;
+};
+
+json delta(const std::map<std::string, uint64_t> &a, const std::map<std::string, uint64_t> &b)
+{
+	json d = json::object();
+
+	for (const auto &[k, v] : b) {
+		auto it = a.find(k);
+		d[k] = int64_t(v - (it == a.end() ? 0 : it->second));
+	}
+	return d;
+}
+
+json delta(const json &a, const json &b)
+{
+	if (b.is_null())
+		return nullptr;
+	json d = json::object();
+	for (const auto &[k, v] : b.items()) {
+		uint64_t was = a.is_object() ? a.value(k, uint64_t(0)) : 0;
+		d[k] = int64_t(v.get<uint64_t>() - was);
+	}
+	return d;
+}
+
+void add_into(json &sum, const json &d)
+{
+	if (d.is_null())
+		return;
+	if (sum.is_null())
+		sum = json::object();
+	for (const auto &[k, v] : d.items())
+		sum[k] = sum.value(k, int64_t(0)) + v.get<int64_t>();
+}
+
+// --- the run ---------------------------------------------------------------------------
+
+struct interval_stat {
+	double t_end = 0, wall = 0, op_time = 0;
+	uint64_t ops = 0, app_sys_ns = 0;
+	double ftaf = 0;
+	uint64_t fast_pages = 0, absent_pages = 0, moved = 0, pingpong = 0;
+	uint64_t fast_free_kb = 0;
+	json threads, vm, backend, counters;
+};
+
+json summarize(const std::vector<interval_stat> &iv, size_t from, size_t to)
+{
+	json s;
+	double wall = 0, op_time = 0, ftaf_w = 0;
+	uint64_t ops = 0, moved = 0, pingpong = 0, app_sys = 0, thr = 0;
+	json threads = json::object(), vm = json::object(), backend, counters;
+
+	for (size_t i = from; i < to; i++) {
+		const auto &x = iv[i];
+		wall += x.wall;
+		op_time += x.op_time;
+		ops += x.ops;
+		ftaf_w += x.ftaf * x.wall;
+		moved += x.moved;
+		pingpong += x.pingpong;
+		app_sys += x.app_sys_ns;
+		add_into(threads, x.threads);
+		add_into(vm, x.vm);
+		add_into(backend, x.backend);
+		add_into(counters, x.counters);
+	}
+	for (const auto &[k, v] : threads.items())
+		thr += uint64_t(v.get<int64_t>());
+	s["seconds"] = wall;
+	s["intervals"] = to - from;
+	s["ops"] = ops;
+	s["ops_per_s"] = op_time > 0 ? double(ops) / op_time : 0.0;
+	s["ftaf"] = wall > 0 ? ftaf_w / wall : 0.0;
+	s["fast_pages_end"] = to > from ? iv[to - 1].fast_pages : 0;
+	double fp = 0, ff = 0;
+	for (size_t i = from; i < to; i++)
+		fp += double(iv[i].fast_pages), ff += double(iv[i].fast_free_kb);
+	// Means over the span's samples: the DRAM the working set held, and what was left.
+	s["fast_mb_mean"] = to > from ? fp / double(to - from) * PAGE / (1 << 20) : 0.0;
+	s["fast_free_mb_mean"] = to > from ? ff / double(to - from) / 1024 : 0.0;
+	s["moved_pages_seen"] = moved;
+	s["pingpong_seen"] = pingpong;
+	s["cpu_threads_pct"] = wall > 0 ? 100.0 * double(thr) / (wall * 1e9) : 0.0;
+	s["cpu_app_sys_pct"] = wall > 0 ? 100.0 * double(app_sys) / (wall * 1e9) : 0.0;
+	s["cpu_threads_ns"] = threads;
+	s["vmstat"] = vm;
+	s["backend"] = backend;
+	s["counters"] = counters;
+	return s;
+}
+
+std::vector<std::string> split(const std::string &s, char sep)
+{
+	std::vector<std::string> out;
+	std::stringstream in(s);
+	std::string part;
+
+	while (std::getline(in, part, sep))
+		if (!part.empty())
+			out.push_back(part);
+	return out;
+}
+
+int run(const options &o)
+{
+	const size_t npages = o.size_mb * (1 << 20) / PAGE;
+	const std::vector<std::string> prefixes = split(o.threads, ',');
+	std::set<int> fast = parse_nodelist(o.fast_nodes.empty()
+					    ? read_file("/sys/devices/system/node/has_cpu")
+					    : o.fast_nodes);
+
+	if (npages < 2 || npages > (1U << 30))
+		die("--size-mb out of range");
+	if (o.op_bytes < 8 || o.op_bytes > PAGE || PAGE % o.op_bytes)
+		die("--op-bytes must be a power of two from 8 to 4096");
+
+	// Page probabilities: rank r (1-based) has weight r^-s; rank r lives on page perm[r].
+	rng r(o.seed);
+	std::vector<uint32_t> perm(npages);
+	std::iota(perm.begin(), perm.end(), 0);
+	if (o.scramble)
+		for (size_t i = npages - 1; i > 0; i--)
+			std::swap(perm[i], perm[r.below(uint32_t(i + 1))]);
+	std::vector<double> prob(npages);
+	double total = 0;
+	for (size_t k = 0; k < npages; k++)
+		total += prob[perm[k]] = std::pow(double(k + 1), -o.zipf);
+	for (auto &p : prob)
+		p /= total;
+	alias_table table(prob);
+
+	std::vector<int> nodes(npages), prev_tier(npages, -1), last_move(npages, -1000000);
+	// The tables above are read by every op and the code runs all the time: keep them
+	// in DRAM whatever reclaim and the tiering do (the working set, mapped below, is
+	// not locked).  Under TCG, code run from emulated CXL memory is very slow.
+	if (mlockall(MCL_CURRENT))
+		die(std::string("mlockall: ") + strerror(errno));
+
+	// The working set alone in its memory cgroup, for whoever wants to tell its pages
+	// from the rest (a DAMOS memcg filter): the pages above stay charged where they are.
+	if (!o.cgroup.empty()) {
+		std::ofstream f(o.cgroup + "/cgroup.procs");
+		f << getpid() << std::endl;
+		if (!f)
+			die("cannot move into the cgroup " + o.cgroup);
+	}
+
+	std::unique_ptr<working_set> ws;
+	if (o.backend == "anon")
+		ws = std::make_unique<anon_set>(npages, o.membind);
+	else if (o.backend == "region")
+		ws = std::make_unique<region_set>(npages, o.region);
+	else
+		die("unknown --backend " + o.backend);
+
+	// First touch, in address order.
+	double t0 = now();
+	for (size_t i = 0; i < npages; i++)
+		*reinterpret_cast<volatile uint64_t *>(ws->base() + i * PAGE) = i;
+	double populate_s = now() - t0;
+
+	auto locate = [&](interval_stat &s, int idx, int pp_intervals) {
+		ws->locate(nodes);
+		double f = 0;
+		for (size_t i = 0; i < npages; i++) {
+			int tier = nodes[i] < 0 ? -1 : fast.count(nodes[i]) ? 1 : 0;
+			if (tier == 1) {
+				f += prob[i];
+				s.fast_pages++;
+			} else if (tier < 0) {
+				s.absent_pages++;
+			}
+			if (tier >= 0 && prev_tier[i] >= 0 && tier != prev_tier[i]) {
+				s.moved++;
+				if (idx - last_move[i] <= pp_intervals)
+					s.pingpong++;
+				last_move[i] = idx;
+			}
+			if (tier >= 0)
+				prev_tier[i] = tier;
+		}
+		s.ftaf = f;
+	};
+
+	auto take = [&](snapshot &sn) {
+		sn.t = now();
+		sn.threads = thread_cpu(prefixes);
+		sn.vm = vmstat();
+		sn.backend = ws->counters();
+		sn.counters = dir_counters(o.counters);
+	};
+
+	// The placement right after the first touch.
+	interval_stat initial;
+	locate(initial, -1, 0);
+
+	const int pp_intervals = std::max(1, int(std::lround(o.pp_window / o.interval)));
+	const size_t nint = std::max<size_t>(1, size_t(std::lround(o.duration / o.interval)));
+	std::vector<interval_stat> iv;
+	snapshot before, after;
+	uint64_t sink = 0;
+	const unsigned lines = PAGE / o.op_bytes, words = o.op_bytes / 8;
+	unsigned batch = 64;
+	char *const base = ws->base();
+
+	take(before);
+	const double start = before.t;
+	for (size_t k = 0; k < nint; k++) {
+		interval_stat s;
+		const double until = start + double(k + 1) * o.interval;
+		uint64_t sys0 = sys_time_ns();
+		double a = now(), b = a;
+
+		// The ops, checking the clock every `batch` of them.  The guest's clock may
+		// be a system call reading an emulated timer (no TSC clocksource under TCG),
+		// so the batch grows until a check comes about once a millisecond.
+		do {
+			for (unsigned j = 0; j < batch; j++) {
+				uint64_t x = r.next();
+				uint32_t page = table.draw(x);
+				const uint64_t *p = reinterpret_cast<const uint64_t *>(
+					base + size_t(page) * PAGE +
+					size_t((r.next() >> 40) % lines) * o.op_bytes);
+				for (unsigned w = 0; w < words; w++)
+					sink += reinterpret_cast<const volatile uint64_t *>(p)[w];
+			}
+			s.ops += batch;
+			double c = now();
+			if (c - b < 0.5e-3 && batch < (1U << 20))
+				batch *= 2;
+			else if (c - b > 2e-3 && batch > 16)
+				batch /= 2;
+			b = c;
+		} while (b < until);
+		s.op_time = b - a;
+		s.app_sys_ns = sys_time_ns() - sys0;
+
+		take(after);
+		locate(s, int(k), pp_intervals);
+		s.fast_free_kb = free_kb(fast);
+		s.t_end = after.t - start;
+		s.wall = after.t - before.t;
+		s.threads = delta(before.threads, after.threads);
+		s.vm = delta(before.vm, after.vm);
+		s.backend = delta(before.backend, after.backend);
+		if (!o.counters.empty())
+			s.counters = delta(before.counters, after.counters);
+		iv.push_back(std::move(s));
+		// The sampling above is not the workload's: the next interval starts here.
+		take(before);
+	}
+
+	size_t nwarm = std::min(iv.size(), size_t(std::lround(o.warmup / o.interval)));
+	double ftaf_opt = 0;
+	{
+		std::vector<double> sorted(prob);
+		std::sort(sorted.rbegin(), sorted.rend());
+		// The best placement for the DRAM this configuration ended up holding.
+		size_t nf = std::min<size_t>(npages, iv.empty() ? 0 : iv.back().fast_pages);
+		for (size_t i = 0; i < nf; i++)
+			ftaf_opt += sorted[i];
+	}
+
+	json doc;
+	doc["config"] = o.config;
+	doc["workload"] = { { "backend", o.backend }, { "size_mb", o.size_mb }, { "pages", npages },
+			    { "zipf", o.zipf }, { "seed", o.seed }, { "scrambled", o.scramble },
+			    { "op_bytes", o.op_bytes }, { "membind", o.membind },
+			    { "fast_nodes", std::vector<int>(fast.begin(), fast.end()) },
+			    { "interval_s", o.interval }, { "warmup_s", o.warmup },
+			    { "pingpong_window_s", o.pp_window }, { "locator", ws->locator() },
+			    { "cgroup", o.cgroup } };
+	doc["populate_s"] = populate_s;
+	doc["initial"] = { { "ftaf", initial.ftaf }, { "fast_pages", initial.fast_pages },
+			   { "absent_pages", initial.absent_pages } };
+	doc["ftaf_opt_same_dram"] = ftaf_opt;
+	doc["warmup"] = summarize(iv, 0, nwarm);
+	doc["steady"] = summarize(iv, nwarm, iv.size());
+	json series = json::array();
+	for (const auto &s : iv)
+		series.push_back({ { "t", s.t_end }, { "ops_per_s", s.op_time > 0 ? double(s.ops) / s.op_time : 0.0 },
+				   { "ftaf", s.ftaf }, { "fast_pages", s.fast_pages },
+				   { "absent_pages", s.absent_pages }, { "moved_seen", s.moved },
+				   { "pingpong_seen", s.pingpong } });
+	doc["series"] = series;
+	if (!o.counters.empty())
+		doc["counters_end"] = after.counters;
+	doc["checksum"] = sink;
+
+	std::string text = doc.dump(1) + "\n";
+	if (o.out.empty()) {
+		fputs(text.c_str(), stdout);
+	} else {
+		std::ofstream f(o.out);
+		f << text;
+		if (!f)
+			die("cannot write " + o.out);
+	}
+	return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	options o;
+	CLI::App app{ "cxlt-bench-zipf: a Zipf workload over anonymous memory or a cxltier "
+		      "region, with exact fast-tier access fractions (JSON on stdout)" };
+
+	app.add_option("--config", o.config, "label copied into the output");
+	app.add_option("--backend", o.backend, "anon or region")->check(CLI::IsMember({ "anon", "region" }));
+	app.add_option("--size-mb", o.size_mb, "working set in MiB");
+	app.add_option("--zipf", o.zipf, "Zipf exponent s: rank r has weight r^-s");
+	app.add_option("--seed", o.seed, "seed of the permutation and the draws");
+	app.add_option("--op-bytes", o.op_bytes, "bytes read by one op (8 to 4096, power of two)");
+	app.add_option("--duration", o.duration, "seconds of ops");
+	app.add_option("--interval", o.interval, "seconds between samples");
+	app.add_option("--warmup", o.warmup, "seconds counted as warm-up (reported apart)");
+	app.add_option("--pingpong-window", o.pp_window,
+		       "seconds: a page seen changing tier twice within it counts as ping-pong");
+	app.add_option("--membind", o.membind, "anon: bind the working set to this node");
+	app.add_option("--region", o.region, "region: name of the region created (and destroyed)");
+	app.add_option("--fast-nodes", o.fast_nodes, "node list of the fast tier (default: nodes with CPUs)");
+	app.add_option("--threads", o.threads, "comma-separated name prefixes of the kernel threads to account");
+	app.add_option("--cgroup", o.cgroup,
+		       "cgroup folder to move into before the working set is mapped");
+	app.add_option("--counters", o.counters,
+		       "folder of counter files (one number each) to sample with the rest");
+	app.add_flag("!--no-scramble", o.scramble, "rank r on page r (hot pages adjacent)");
+	app.add_option("--out", o.out, "write the JSON here instead of stdout");
+	CLI11_PARSE(app, argc, argv);
+	return run(o);
+}
