@@ -241,6 +241,7 @@ TEST(PolicyDecay, HeatDecaysGeometrically)
 	std::vector<u32> h;
 
 	t.place(0, CXLT_TIER_SLOW);
+	t.age({});
 	t.end({ 0 });
 	h.push_back(t.info(0).heat);
 	for (int i = 0; i < 200; i++) {
@@ -275,6 +276,7 @@ TEST(PolicyOverflow, SampleCountsSaturate)
 	policy t(4, 2);
 
 	t.place(0, CXLT_TIER_SLOW);
+	t.age({});
 	ASSERT_EQ(cxlt_policy_record_access(t.get(), 1, 0), 0);
 	EXPECT_EQ(t.info(1).heat, 0u);
 	for (u32 c : { 1u, 1000u, UINT32_MAX, UINT32_MAX, 65535u }) {
