@@ -444,7 +444,7 @@ int main(int argc, char **argv)
 		->capture_default_str()->check(CLI::IsMember({ "auto", "text", "u64le" }));
 	app.add_option("--policies", o.policies,
 		       "first-touch, nb-tiering, clock, cxltier, cxltier:key=value:... (keys: decay, "
-		       "idle, burst, conf, hyst, resid), oracle-static, oracle-window")
+		       "idle, burst, conf, hyst, resid, ifdr, bfdr), oracle-static, oracle-window")
 		->capture_default_str()->delimiter(',');
 	app.add_option("--budget-div", o.budget_div,
 		       "migration budget: fast-tier pages / this, per period and direction")

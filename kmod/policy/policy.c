@@ -397,8 +397,8 @@ int cxlt_policy_default_params(struct cxlt_policy_params *params, u32 npages,
 	params->wmark_high = fast_pages >> 7;
 	params->budget = fast_pages >> 4 ? fast_pages >> 4 : 1;
 	params->decay_shift = 5;
-	params->idle_bits = 4;
-	params->burst_bits = 4;
+	params->idle_bits = 2;
+	params->burst_bits = 2;
 	params->confidence = 4;
 	params->hyst_steps = 4;
 	params->min_resid = 4;
