@@ -84,8 +84,6 @@
 #define CXLT_SURPRISE_MAX	255
 /* Steps of whole bits of surprise; a cut here means no change is found. */
 #define CXLT_CUT_NEVER		32
-/* Surprise of one period, in 1/8 bits, is histogrammed up to this. */
-#define CXLT_PER_MAX		128
 /* A change test acts only on at least this many pages at once. */
 #define CXLT_CHANGE_MIN		8
 /* An idle run of k periods estimates the heat as full >> (k + this). */
@@ -155,8 +153,10 @@ struct cxlt_page {
  * @surp: pages of each tier by the surprise of their run in the direction
  *	tested there, in whole bits ([0] falls of fast pages, [1] rises of
  *	slow pages)
- * @per: the same pages by the surprise of one period at their rate, in 1/8
- *	bits: the false alarms to expect (see cxlt_change_cut())
+ * @rate: the same pages by the step of heat at which they are tested (their
+ *	heat when the run started, or now): the false alarms to expect
+ * @per: surprise of one period at the middle of each step of heat, in 1/8
+ *	bits, for this period ([0] idle, [1] sampled)
  * @pages: per-page records
  */
 struct cxlt_policy {
@@ -185,7 +185,8 @@ struct cxlt_policy {
 	u32 hist_fast[CXLT_NBINS];
 	u32 hist_jump[CXLT_NBINS];
 	u32 surp[2][CXLT_CUT_NEVER];
-	u32 per[2][CXLT_PER_MAX];
+	u32 rate[2][CXLT_NBINS];
+	u8 per[2][CXLT_NBINS];
 	struct cxlt_page pages[];
 };
 
@@ -197,27 +198,7 @@ static u32 cxlt_min(u32 a, u32 b)
 /* floor(log2(h)) for 1 <= h <= 0xffffffff */
 static u32 cxlt_log2(u32 h)
 {
-	u32 e = 0;
-
-	if (h >= 1U << 16) {
-		h >>= 16;
-		e += 16;
-	}
-	if (h >= 1U << 8) {
-		h >>= 8;
-		e += 8;
-	}
-	if (h >= 1U << 4) {
-		h >>= 4;
-		e += 4;
-	}
-	if (h >= 1U << 2) {
-		h >>= 2;
-		e += 2;
-	}
-	if (h >= 1U << 1)
-		e += 1;
-	return e;
+	return 31 - __builtin_clz(h);
 }
 
 /* 8 log2(v), to 1/8, for v >= 1 */
@@ -603,10 +584,9 @@ int cxlt_policy_record_access(struct cxlt_policy *pol, u32 page, u32 count)
  */
 static u32 cxlt_per(const struct cxlt_policy *pol, u32 h, u32 dir)
 {
-	s64 m = cxlt_min(pol->mean_heat, pol->full), x;
+	u32 m = cxlt_min(pol->mean_heat, pol->full), s = pol->skew;
 
-	x = m + (((s64)cxlt_min(h, pol->full) - m) * pol->skew) / 256;
-	h = x < 0 ? 0 : (u32)x;
+	h = (cxlt_min(h, pol->full) * s + m * (256 - s)) >> 8;
 	return pol->log_total - cxlt_log2_8(dir ? h + pol->one :
 					    pol->full - h + pol->one);
 }
@@ -640,16 +620,19 @@ static const u32 cxlt_exp8[8] = {
 
 /*
  * The cut of the change test of DOC: Method, in whole bits of surprise, for
- * one direction: @surp counts the pages tested by the surprise of their run,
- * @per by the surprise of one period at their rate.  E(b) sums 2^-(p ceil(b /
- * p)) over @per; the cut is the lowest b from @floor with at least
- * CXLT_CHANGE_MIN pages at b bits or more and at least @fdr E(b) of them.
- * CXLT_CUT_NEVER if there is none or @floor is 0 (the test is off).
+ * one direction @up: @surp counts the pages tested by the surprise of their
+ * run, @rate by the step of heat they are tested at, whose surprise of one
+ * period is p.  E(b) sums 2^-(p ceil(b / p)) over them; the cut is the
+ * lowest b from @floor with at least CXLT_CHANGE_MIN pages at b bits or more
+ * and at least @fdr E(b) of them.  CXLT_CUT_NEVER if there is none or @floor
+ * is 0 (the test is off).
  */
-static u32 cxlt_change_cut(const u32 *surp, const u32 *per, u32 floor,
+static u32 cxlt_change_cut(const struct cxlt_policy *pol, u32 up, u32 floor,
 			   u32 fdr)
 {
-	u32 b, p, k, x, n = 0, cut = CXLT_CUT_NEVER;
+	const u32 *surp = pol->surp[up], *rate = pol->rate[up];
+	const u8 *per = pol->per[up];
+	u32 b, i, p, x, n = 0, cut = CXLT_CUT_NEVER;
 	u64 e;
 
 	if (!floor)
@@ -659,14 +642,14 @@ static u32 cxlt_change_cut(const u32 *surp, const u32 *per, u32 floor,
 		if (n < CXLT_CHANGE_MIN)
 			continue;
 		e = 0;
-		for (p = 1; p < CXLT_PER_MAX; p++) {
-			if (!per[p])
+		for (i = 0; i < CXLT_NBINS; i++) {
+			p = per[i];
+			if (!rate[i] || !p)
 				continue;
-			k = (8 * b + p - 1) / p;
-			x = k * p;
+			x = (8 * b + p - 1) / p * p;
 			/* Beyond 2^-48 a page adds nothing that counts. */
 			if (x < 8 * 48)
-				e += ((u64)per[p] * cxlt_exp8[x & 7]) >> (x >> 3);
+				e += ((u64)rate[i] * cxlt_exp8[x & 7]) >> (x >> 3);
 		}
 		if (e * fdr <= (u64)n << 16)
 			cut = b;
@@ -744,7 +727,7 @@ static u32 cxlt_skew(const struct cxlt_policy *pol, const u32 *rank,
  */
 static void cxlt_age_pages(struct cxlt_policy *pol)
 {
-	u32 decay = pol->params.decay_shift, i, heat, k, p, up, rise;
+	u32 decay = pol->params.decay_shift, i, heat, b, k, p, up, rise;
 
 	for (i = 0; i < pol->npages; i++) {
 		struct cxlt_page *pg = &pol->pages[i];
@@ -771,15 +754,16 @@ static void cxlt_age_pages(struct cxlt_policy *pol)
 		up = cxlt_page_tier(pg) == CXLT_TIER_SLOW;
 		rise = run > 0;
 		if (up == rise) {
-			p = cxlt_per(pol, cxlt_run_start(pol, run, heat), up);
+			b = cxlt_heat_bin(cxlt_run_start(pol, run, heat));
+			p = pol->per[up][b];
 			k = run < 0 ? -run : run;
 			pg->bin = p && k > CXLT_SURPRISE_MAX / p ?
 				  CXLT_SURPRISE_MAX : k * p;
 		} else {
-			p = cxlt_per(pol, heat, up);
+			b = cxlt_heat_bin(heat);
 		}
 		pol->surp[up][pg->bin >> 3]++;
-		pol->per[up][cxlt_min(p, CXLT_PER_MAX - 1)]++;
+		pol->rate[up][b]++;
 	}
 }
 
@@ -823,15 +807,18 @@ int cxlt_policy_end_period(struct cxlt_policy *pol)
 		pol->surp[0][b] = 0;
 		pol->surp[1][b] = 0;
 	}
-	for (b = 0; b < CXLT_PER_MAX; b++) {
-		pol->per[0][b] = 0;
-		pol->per[1][b] = 0;
+	for (b = 0; b < CXLT_NBINS; b++) {
+		heat = (cxlt_bin_floor(b) + cxlt_bin_ceil(b)) / 2;
+		pol->rate[0][b] = 0;
+		pol->rate[1][b] = 0;
+		pol->per[0][b] = cxlt_per(pol, heat, 0);
+		pol->per[1][b] = cxlt_per(pol, heat, 1);
 	}
 	cxlt_age_pages(pol);
-	cut[0] = cxlt_change_cut(pol->surp[0], pol->per[0],
-				 pol->params.idle_bits, pol->params.idle_fdr);
-	cut[1] = cxlt_change_cut(pol->surp[1], pol->per[1],
-				 pol->params.burst_bits, pol->params.burst_fdr);
+	cut[0] = cxlt_change_cut(pol, 0, pol->params.idle_bits,
+				 pol->params.idle_fdr);
+	cut[1] = cxlt_change_cut(pol, 1, pol->params.burst_bits,
+				 pol->params.burst_fdr);
 
 	for (i = 0; i < pol->npages; i++) {
 		struct cxlt_page *pg = &pol->pages[i];
