@@ -86,8 +86,14 @@
 #define CXLT_CUT_NEVER		32
 /* A change test acts only on at least this many pages at once. */
 #define CXLT_CHANGE_MIN		8
+/*
+ * Selection takes pages of equal heat in the order it visits them: blocks of
+ * this many pages, in an order that jumps over the table, so that a sequential
+ * pattern of access does not decide which of equal pages move.
+ */
+#define CXLT_BLOCK		64
 /* An idle run of k periods estimates the heat as full >> (k + this). */
-#define CXLT_FALL_EXTRA		1
+#define CXLT_FALL_EXTRA		2
 /* 1.0 in the 16.16 fixed point of the noise model. */
 #define CXLT_FP_ONE		65536ULL
 
@@ -139,6 +145,9 @@ struct cxlt_page {
  * @nr_slow: pages on the slow tier
  * @rotor: page where the next selection scan starts, so that partial
  *	histogram steps are taken fairly over the page range
+ * @nblocks: blocks of CXLT_BLOCK pages in the table
+ * @stride: the selection scan visits blocks @stride apart, modulo @nblocks
+ *	(coprime with it, so that every block is visited)
  * @hot_bin: hot threshold (histogram step) of the last period
  * @skew: share of the variance of heat that is not noise, in 1/256
  * @mean_heat: mean heat of the ranked pages
@@ -173,6 +182,8 @@ struct cxlt_policy {
 	u32 nr_fast;
 	u32 nr_slow;
 	u32 rotor;
+	u32 nblocks;
+	u32 stride;
 	u32 hot_bin;
 	u32 skew;
 	u32 mean_heat;
@@ -225,6 +236,17 @@ static u64 cxlt_div64(u64 a, u64 b)
 		}
 	}
 	return q;
+}
+
+static u32 cxlt_gcd(u32 a, u32 b)
+{
+	while (b) {
+		u32 t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
 }
 
 static u32 cxlt_heat_bin(u32 h)
@@ -422,6 +444,11 @@ int cxlt_policy_init(struct cxlt_policy **out, void *mem, size_t size,
 	for (i = 0; i < need; i++)
 		p[i] = 0;
 	pol->npages = npages;
+	pol->nblocks = (npages - 1) / CXLT_BLOCK + 1;
+	/* About 0.618 of the table apart, coprime with it. */
+	pol->stride = (u32)(((u64)pol->nblocks * 158) >> 8) | 1;
+	while (cxlt_gcd(pol->stride, pol->nblocks) != 1)
+		pol->stride += 2;
 	cxlt_commit_params(pol, params);
 	pol->hot_bin = CXLT_NBINS;
 	*out = pol;
@@ -1132,7 +1159,7 @@ static void cxlt_plan_counts(const struct cxlt_policy *pol,
 int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
 {
 	struct cxlt_counts c = { 0 };
-	u32 bp, bd, cut_p, take_p, cut_d, take_d, cut_j, take_j, n, i;
+	u32 bp, bd, cut_p, take_p, cut_d, take_d, cut_j, take_j, n, i, blk, page;
 	u32 got_cold = 0, got_hot = 0, got_p = 0, got_d = 0, got_j = 0;
 	u32 min_resid;
 
@@ -1164,8 +1191,20 @@ int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
 
 	min_resid = pol->params.min_resid;
 	i = pol->rotor < pol->npages ? pol->rotor : 0;
-	for (n = 0; n < pol->npages; n++, i = i + 1 < pol->npages ? i + 1 : 0) {
-		struct cxlt_page *pg = &pol->pages[i];
+	blk = i / CXLT_BLOCK;
+	for (n = 0; n < pol->nblocks * CXLT_BLOCK; n++) {
+		struct cxlt_page *pg;
+
+		if (n && i % CXLT_BLOCK == 0) {
+			blk += pol->stride;
+			if (blk >= pol->nblocks)
+				blk -= pol->nblocks;
+			i = blk * CXLT_BLOCK;
+		}
+		page = i++;
+		if (page >= pol->npages)
+			continue;
+		pg = &pol->pages[page];
 		u32 tier = cxlt_page_tier(pg), hint = cxlt_page_hint(pg);
 		bool settled = pg->resid >= min_resid;
 		bool hint_ok = settled || !(pg->flags & CXLT_PF_BACKOFF);
@@ -1173,7 +1212,7 @@ int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
 		if (tier == CXLT_TIER_FAST) {
 			if (hint == CXLT_HINT_COLD && hint_ok &&
 			    got_cold < c.cold) {
-				plan->demote[plan->nr_demote++] = i;
+				plan->demote[plan->nr_demote++] = page;
 				got_cold++;
 			} else if (hint == CXLT_HINT_NONE && settled &&
 				   got_d < c.demote &&
@@ -1181,13 +1220,13 @@ int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
 				    (pg->bin == cut_d && take_d))) {
 				if (pg->bin == cut_d)
 					take_d--;
-				plan->demote[plan->nr_demote++] = i;
+				plan->demote[plan->nr_demote++] = page;
 				got_d++;
 			}
 		} else if (tier == CXLT_TIER_SLOW) {
 			if (hint == CXLT_HINT_HOT && hint_ok &&
 			    got_hot < c.hot) {
-				plan->promote[plan->nr_promote++] = i;
+				plan->promote[plan->nr_promote++] = page;
 				got_hot++;
 			} else if (pg->flags & CXLT_PF_JUMP) {
 				if (hint == CXLT_HINT_NONE && settled &&
@@ -1196,7 +1235,7 @@ int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
 				     (pg->bin == cut_j && take_j))) {
 					if (pg->bin == cut_j)
 						take_j--;
-					plan->promote[plan->nr_promote++] = i;
+					plan->promote[plan->nr_promote++] = page;
 					got_j++;
 				}
 			} else if (hint == CXLT_HINT_NONE && settled &&
@@ -1205,7 +1244,7 @@ int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
 				    (pg->bin == cut_p && take_p))) {
 				if (pg->bin == cut_p)
 					take_p--;
-				plan->promote[plan->nr_promote++] = i;
+				plan->promote[plan->nr_promote++] = page;
 				got_p++;
 			}
 		}
