@@ -680,6 +680,25 @@ TEST(PolicySelection, FollowsAShift)
 	EXPECT_EQ(in, 32u);
 }
 
+// Pages of equal heat are taken from all over the table, not in address order: a sequential
+// sweep must not decide which of them move.
+TEST(PolicySelection, EqualPagesFromAllOverTheTable)
+{
+	policy t(8192, 8192, [](auto &p) { p.wmark_low = 512, p.wmark_high = 1024, p.budget = 1024; });
+	std::set<u32> regions;
+
+	t.place(0, 8192, CXLT_TIER_FAST);
+	for (int i = 0; i < 4; i++)
+		t.age({});
+	// The pressure demotion: 1024 pages of heat 0.
+	plan pl = t.select();
+
+	ASSERT_EQ(pl.demote.size(), 1024u);
+	for (u32 p : pl.demote)
+		regions.insert(p / 512);
+	EXPECT_GE(regions.size(), 12u) << "of 16 regions of 512 pages";
+}
+
 // Tunables changed at run time take effect and read back; heat survives the change.
 TEST(PolicyParams, SetAndGet)
 {
