@@ -150,7 +150,8 @@ struct cxlt_page {
  *	(coprime with it, so that every block is visited)
  * @hot_bin: hot threshold (histogram step) of the last period
  * @skew: share of the variance of heat that is not noise, in 1/256
- * @mean_heat: mean heat of the ranked pages
+ * @mean_rate: mean heat of the ranked pages over @full, in 1/65536: their
+ *	mean rate, which stays right while @full still grows
  * @n_hot_slow: HOT-hinted slow pages that may move
  * @n_cold_fast: COLD-hinted fast pages that may move
  * @n_fast_elig: unhinted fast pages that heat may move
@@ -186,7 +187,7 @@ struct cxlt_policy {
 	u32 stride;
 	u32 hot_bin;
 	u32 skew;
-	u32 mean_heat;
+	u32 mean_rate;
 	u32 n_hot_slow;
 	u32 n_cold_fast;
 	u32 n_fast_elig;
@@ -611,7 +612,7 @@ int cxlt_policy_record_access(struct cxlt_policy *pol, u32 page, u32 count)
  */
 static u32 cxlt_per(const struct cxlt_policy *pol, u32 h, u32 dir)
 {
-	u32 m = cxlt_min(pol->mean_heat, pol->full), s = pol->skew;
+	u32 m = ((u64)pol->mean_rate * pol->full) >> 16, s = pol->skew;
 
 	h = (cxlt_min(h, pol->full) * s + m * (256 - s)) >> 8;
 	return pol->log_total - cxlt_log2_8(dir ? h + pol->one :
@@ -714,11 +715,11 @@ static u32 cxlt_hot_bin(const u32 *rank, u64 avail)
 /*
  * The skew of DOC: Method, in 1/256: 1 - noise variance / observed variance
  * of heat over the ranked pages, from their histogram; their mean heat goes
- * to @mean_heat.  Heats are taken in units of 16 to keep the sums within 64
+ * to @mean_rate.  Heats are taken in units of 16 to keep the sums within 64
  * bits for 2^32 pages.
  */
 static u32 cxlt_skew(const struct cxlt_policy *pol, const u32 *rank,
-		     u32 *mean_heat)
+		     u32 *mean_rate)
 {
 	u64 full = pol->full >> 4, n = 0, s1 = 0, s2 = 0, sv = 0;
 	u64 one = (pol->full >> 4) / pol->noise_div, mean, var, noise, m;
@@ -738,7 +739,7 @@ static u32 cxlt_skew(const struct cxlt_policy *pol, const u32 *rank,
 	if (!n)
 		return 0;
 	mean = cxlt_div64(s1, n);
-	*mean_heat = (u32)mean << 4;
+	*mean_rate = full ? cxlt_min(cxlt_div64(mean << 16, full), 1U << 16) : 0;
 	var = cxlt_div64(s2, n);
 	var = var > mean * mean ? var - mean * mean : 0;
 	noise = cxlt_div64(sv, n * pol->noise_div);
@@ -909,7 +910,7 @@ int cxlt_policy_end_period(struct cxlt_policy *pol)
 
 	cap = pol->params.fast_pages - pol->params.wmark_high;
 	pol->hot_bin = cxlt_hot_bin(rank, cap > fixed ? cap - fixed : 0);
-	pol->skew = cxlt_skew(pol, rank, &pol->mean_heat);
+	pol->skew = cxlt_skew(pol, rank, &pol->mean_rate);
 	pol->stats.promote_candidates = 0;
 	for (b = pol->hot_bin; b < CXLT_NBINS; b++)
 		pol->stats.promote_candidates += pol->hist_slow[b];
