@@ -39,7 +39,7 @@
  * skew (below): under uniform access every page is judged at the mean rate.
  *
  * A page found changed gets the heat of what its run says alone: full -
- * (full >> k) after k sampled periods; full >> (k + 1) after k idle ones.
+ * (full >> k) after k sampled periods; full >> (k + 2) after k idle ones.
  * A slow page whose heat rose so is "jumped": it is promoted ahead of the
  * other candidates and without the confidence test (the change test stood
  * for it), until it is idle for a period.
