@@ -430,7 +430,8 @@ int main(int argc, char **argv)
 		->capture_default_str()->check(CLI::Range(uint64_t(1), uint64_t(1) << 20));
 	app.add_option("--period", o.period, "accesses per period (default: working set / 4)");
 	app.add_option("--phase", o.phase_periods,
-		       "periods between hot-set shifts; also the window of the per-window oracle")
+		       "periods between hot-set shifts (drift: for the window to slide by its width); "
+		       "also the window of the per-window oracle (drift: a quarter of it)")
 		->capture_default_str()->check(CLI::PositiveNumber);
 	app.add_option("--seed", o.seed, "seed of the synthetic traces")->capture_default_str();
 	app.add_option("--ratios", o.ratios, "fast-tier sizes as fractions of the working set")

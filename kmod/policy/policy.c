@@ -1160,9 +1160,10 @@ static void cxlt_plan_counts(const struct cxlt_policy *pol,
 int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
 {
 	struct cxlt_counts c = { 0 };
-	u32 bp, bd, cut_p, take_p, cut_d, take_d, cut_j, take_j, n, i, blk, page;
+	u32 bp, bd, cut_p, take_p, cut_d, take_d, cut_j, take_j, i, blk, page;
 	u32 got_cold = 0, got_hot = 0, got_p = 0, got_d = 0, got_j = 0;
 	u32 min_resid;
+	u64 n;
 
 	if (!pol || !plan || (!plan->promote && plan->promote_max) ||
 	    (!plan->demote && plan->demote_max))
@@ -1193,8 +1194,10 @@ int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
 	min_resid = pol->params.min_resid;
 	i = pol->rotor < pol->npages ? pol->rotor : 0;
 	blk = i / CXLT_BLOCK;
-	for (n = 0; n < pol->nblocks * CXLT_BLOCK; n++) {
+	for (n = 0; n < (u64)pol->nblocks * CXLT_BLOCK; n++) {
 		struct cxlt_page *pg;
+		u32 tier, hint;
+		bool settled, hint_ok;
 
 		if (n && i % CXLT_BLOCK == 0) {
 			blk += pol->stride;
@@ -1206,9 +1209,10 @@ int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
 		if (page >= pol->npages)
 			continue;
 		pg = &pol->pages[page];
-		u32 tier = cxlt_page_tier(pg), hint = cxlt_page_hint(pg);
-		bool settled = pg->resid >= min_resid;
-		bool hint_ok = settled || !(pg->flags & CXLT_PF_BACKOFF);
+		tier = cxlt_page_tier(pg);
+		hint = cxlt_page_hint(pg);
+		settled = pg->resid >= min_resid;
+		hint_ok = settled || !(pg->flags & CXLT_PF_BACKOFF);
 
 		if (tier == CXLT_TIER_FAST) {
 			if (hint == CXLT_HINT_COLD && hint_ok &&
