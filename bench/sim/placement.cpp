@@ -382,6 +382,10 @@ private:
 				p.hyst_steps = u8v;
 			else if (k == "resid")
 				p.min_resid = u8v;
+			else if (k == "ifdr")
+				p.idle_fdr = u8v;
+			else if (k == "bfdr")
+				p.burst_fdr = u8v;
 			else
 				throw std::invalid_argument(fmt::format("cxltier: unknown key '{}'", k));
 		}

@@ -68,7 +68,8 @@ public:
 
 // "first-touch", "nb-tiering", "clock", "oracle-static", "oracle-window",
 // "cxltier" or "cxltier:key=value:..." with keys decay, idle, burst, conf,
-// hyst, resid (struct cxlt_policy_params).  Throws std::invalid_argument.
+// hyst, resid, ifdr, bfdr (struct cxlt_policy_params).  Throws
+// std::invalid_argument.
 std::unique_ptr<policy> make_policy(const std::string &spec, const trace &tr,
 				    const run_config &cfg);
 

@@ -101,6 +101,7 @@ void shift(trace &t, const trace_params &tp, rng &r)
 	std::vector<uint32_t> page;
 
 	t.phase = tp.phase;
+	t.window = tp.phase;
 	// Phases count from the first access, initialisation included, so they
 	// line up with the per-window oracle's windows.
 	while (t.acc.size() < tp.length) {
@@ -135,12 +136,60 @@ void scan(trace &t, const trace_params &tp, rng &r)
 	}
 }
 
+// 90% of the accesses go uniformly to a hot window of 1/5 of the pages, the
+// rest uniformly to all pages; the window slides over a shuffled order of the
+// pages, continuously, by its own width every phase (1/64 of it per period by
+// default): a few pages leave the hot set and a few join it all the time.
+void drift(trace &t, const trace_params &tp, rng &r)
+{
+	const uint32_t hot = std::max(tp.npages / 5, 1U);
+	auto page = shuffled(tp.npages, r);
+	const uint64_t start = t.acc.size();
+
+	// The per-window oracle over a quarter phase: the hot set of a window
+	// then still nearly fits a fast tier of 1/4.
+	t.window = std::max<uint64_t>(tp.phase / 4, 1);
+	while (t.acc.size() < tp.length) {
+		uint64_t base = (t.acc.size() - start) * hot / tp.phase;
+
+		if (r.below(10) < 9)
+			t.acc.push_back(page[(base + r.below(hot)) % tp.npages]);
+		else
+			t.acc.push_back(r.below(tp.npages));
+	}
+}
+
+// Lookups, Zipf 0.99 over all pages (ranks shuffled), mixed with a sequential
+// sweep, over and over, of all pages in address order (a table scan): 1/4 of
+// the accesses are the sweep's, so with the default period every page is swept
+// once in 16 periods.
+void zipf_sweep(trace &t, const trace_params &tp, rng &r)
+{
+	std::vector<double> w(tp.npages);
+	uint32_t pos = 0;
+
+	for (uint32_t i = 0; i < tp.npages; i++)
+		w[i] = std::pow(static_cast<double>(i) + 1.0, -0.99);
+	alias_table a(w);
+	auto page = shuffled(tp.npages, r);
+
+	while (t.acc.size() < tp.length) {
+		if (r.below(4) == 0) {
+			t.acc.push_back(pos);
+			pos = pos + 1 < tp.npages ? pos + 1 : 0;
+		} else {
+			t.acc.push_back(page[a.draw(r)]);
+		}
+	}
+}
+
 } // namespace
 
 const std::vector<std::string> &builtin_traces()
 {
 	static const std::vector<std::string> names = {
-		"zipf-0.8", "zipf-0.99", "zipf-1.2", "shift", "scan", "uniform",
+		"zipf-0.8", "zipf-0.99", "zipf-1.2", "shift", "drift", "scan", "zipf-sweep",
+		"uniform",
 	};
 	return names;
 }
@@ -174,8 +223,12 @@ trace make_trace(const std::string &name, const trace_params &tp)
 		zipf(t, tp, 1.2, r);
 	else if (name == "shift")
 		shift(t, tp, r);
+	else if (name == "drift")
+		drift(t, tp, r);
 	else if (name == "scan")
 		scan(t, tp, r);
+	else if (name == "zipf-sweep")
+		zipf_sweep(t, tp, r);
 	else if (name == "uniform")
 		uniform(t, tp, r);
 	else

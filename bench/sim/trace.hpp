@@ -15,6 +15,9 @@ struct trace {
 	uint32_t npages = 0;
 	// Accesses between hot-set shifts (a phase); 0 for a stationary trace.
 	uint64_t phase = 0;
+	// Accesses per window of the per-window oracle, for a trace whose hot
+	// set changes (shifts or drifts); 0 for a stationary trace.
+	uint64_t window = 0;
 	std::vector<uint32_t> acc;
 };
 

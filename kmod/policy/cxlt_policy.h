@@ -75,20 +75,27 @@ enum cxlt_hint {
  *	direction (pages per period); 0 stops all migration
  * @decay_shift: heat loses 1/2^@decay_shift of itself every period, so it
  *	averages over about 2^@decay_shift periods (1..8)
- * @idle_bits: a run of idle periods with probability below 2^-@idle_bits
- *	at the page's heat is an alarm; when a period has many more alarms
- *	than chance gives, the heat of those pages is replaced by the run's
- *	own estimate (bits; 0 disables, 1..30)
- * @burst_bits: the same for runs of sampled periods (bits; 0 disables,
- *	1..30)
+ * @idle_bits: change test of the fast tier: a run of idle periods is taken
+ *	as a fall of the page's rate only if chance gives it a probability of
+ *	2^-@idle_bits or less, at the rate the run started from, and then only
+ *	as part of a set of falls that chance explains at most 1/@idle_fdr of;
+ *	the heat of those pages is replaced by the run's own estimate (bits;
+ *	0 disables, 1..30)
+ * @burst_bits: the same for runs of sampled periods on the slow tier (rises
+ *	of rate); a slow page found so is promoted first, without the
+ *	confidence test (bits; 0 disables, 1..30)
  * @confidence: a slow page replaces a fast one only when its heat is higher
  *	by this many quarter standard deviations of the sampling noise, after
- *	discounting by the skew of the workload (quarter sigmas; 0 accepts any
- *	difference)
+ *	discounting by the skew of the workload, than the fast page's and
+ *	than the hot threshold (quarter sigmas; 0 accepts any difference)
  * @hyst_steps: ...and only when the slow page's heat is more than this many
  *	histogram steps above the fast page's (steps of 1/8 octave, about 9%)
  * @min_resid: after a migration, or a failed attempt, heat does not move the
  *	page again for this many periods (periods)
+ * @idle_fdr: the falls acted on in a period are at least this many times
+ *	those chance gives: at most 1/@idle_fdr of them are false alarms
+ *	(1..255)
+ * @burst_fdr: the same for rises (1..255)
  */
 struct cxlt_policy_params {
 	u32 fast_pages;
@@ -101,6 +108,8 @@ struct cxlt_policy_params {
 	u8 confidence;
 	u8 hyst_steps;
 	u8 min_resid;
+	u8 idle_fdr;
+	u8 burst_fdr;
 };
 
 /**
@@ -136,9 +145,15 @@ struct cxlt_policy_plan {
  * @hot_heat: heat from which a page belongs on the fast tier (lower bound
  *	of the hot threshold's histogram step)
  * @promote_candidates: slow pages at or above the hot threshold
- * @changes: heats replaced by the change test, since init
+ * @changes: heats replaced by the change test, since init (@rises +
+ *	@falls)
  * @skew: share of the variance of heat that is not sampling noise, in
  *	1/256 (0: no page is reliably hotter than another)
+ * @fall_cut: surprise from which the last period took idle runs of fast
+ *	pages as falls (bits; 32: none)
+ * @rise_cut: the same for sampled runs of slow pages (bits; 32: none)
+ * @rises: heats of slow pages raised by the change test, since init
+ * @falls: heats of fast pages lowered by the change test, since init
  */
 struct cxlt_policy_stats {
 	u64 periods;
@@ -151,6 +166,10 @@ struct cxlt_policy_stats {
 	u32 promote_candidates;
 	u64 changes;
 	u32 skew;
+	u32 fall_cut;
+	u32 rise_cut;
+	u64 rises;
+	u64 falls;
 };
 
 /**

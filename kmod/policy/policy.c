@@ -16,32 +16,56 @@
  * from the heat itself: h (full - h) / D, where D grows with the age of the
  * average up to 2^(decay_shift + 1) - 1.  Two tests use it.
  *
- * Change test.  A long average is stable but slow to follow a phase change;
+ * Change test.  A long average is stable but slow to follow a change;
  * ARMS switches to a short one when the two disagree.  One signed byte does
- * that job here: the run of consecutive sampled (or idle) periods.  Under a
- * heat that says q, k idle periods in a row have probability (1 - q)^k; below
- * 2^-idle_bits the run is an alarm.  Alarms happen by chance too, about one
- * per 2^idle_bits pages per period, and acting on those would only move pages
- * to move them back; so the heat of the pages in alarm is replaced only when
- * a period has several times more alarms than chance gives (a phase change
- * moves many pages at once).  The heat is then what a short average
- * (weight 1/2) says about the run alone: full >> k.  A sampled run tested
- * against 2^-burst_bits likewise raises the heat to full - (full >> k).
+ * that job here: the run of consecutive sampled (or idle) periods.  The
+ * surprise of a run is -log2 of its probability at the rate the page had when
+ * the run started (its heat then, undone from the heat now): k idle periods
+ * at rate q have probability (1 - q)^k, k sampled ones q^k.  A change only
+ * matters where it would move a page: a rise on the slow tier, a fall on the
+ * fast one, so each tier is tested in its own direction.
+ *
+ * Chance gives surprising runs too: a page of rate q reaches b bits of
+ * surprise with probability 2^-(p ceil(b / p)) <= 2^-b, p the surprise of one
+ * period at q.  Summed over the pages this is the number of false alarms to
+ * expect at b bits, E(b), and each period the cut is the lowest b at which
+ * the pages found are at least idle_fdr (falls) or burst_fdr (rises) times
+ * E(b): the share of false alarms among the changes acted on stays below
+ * 1/fdr (Benjamini-Hochberg).  A phase change, where many pages change at
+ * once, is acted on after one or two periods; a few pages drifting in and
+ * out of the hot set are acted on once their own runs are long enough; under
+ * stationary access there is no cut at all.  To keep a noisy heat from
+ * passing for a change, the rates are first shrunk towards the mean by the
+ * skew (below): under uniform access every page is judged at the mean rate.
+ *
+ * A page found changed gets the heat of what its run says alone: full -
+ * (full >> k) after k sampled periods; full >> (k + 2) after k idle ones.
+ * A slow page whose heat rose so is "jumped": it is promoted ahead of the
+ * other candidates and without the confidence test (the change test stood
+ * for it), until it is idle for a period.
+ *
+ * The period in which a page is placed (cxlt_policy_set_tier() from
+ * CXLT_TIER_NONE) does not count as a sample: its accessed bit is the access
+ * that placed it, which says nothing about which pages will be hot.
  *
  * Ranking.  As in Memtis, a histogram of heat (8 steps per octave) sized
- * against the fast tier gives the hot threshold: the lowest step from which
- * all pages fit.  Only slow pages at or above it are promoted.
+ * against the fast tier gives the hot threshold: the step where the fast
+ * tier runs out of room.  Only slow pages at or above it are promoted, and
+ * only fast pages at or below it are demoted for them.
  *
  * Selection.  Promotions fill free room first.  Beyond that each promotion
  * needs a demotion: the hottest slow candidates are paired with the coldest
- * fast pages below the threshold, and a pair is exchanged only when the heat
- * difference, discounted by the skew of the whole population, exceeds the
- * noise of the difference by the confidence margin.  The skew is the share of
- * the variance of heat over all pages that the noise model does not explain
- * (an empirical Bayes shrinkage): near 1 under a skewed workload, near 0
- * under uniform access, where every difference of heat is noise and no pair
- * is worth moving.  Hysteresis steps and a minimum residency after each
- * migration keep pages from bouncing.
+ * fast pages, and a pair is exchanged only when the heat difference,
+ * discounted by the skew of the whole population, exceeds the noise of the
+ * difference by the confidence margin, and the candidate passes the same test
+ * against the threshold: the coldest fast page and the hottest slow page are
+ * extremes of many noisy heats, and the threshold keeps the second from
+ * chasing the first.  The skew is the share of the variance of heat over all
+ * pages that the noise model does not explain (an empirical Bayes
+ * shrinkage): near 1 under a skewed workload, near 0 under uniform access,
+ * where every difference of heat is noise and no pair is worth moving.
+ * Hysteresis steps and a minimum residency after each migration keep pages
+ * from bouncing.
  */
 #include "cxlt_policy.h"
 
@@ -52,9 +76,24 @@
 #define CXLT_HEAT_SHIFT		15
 #define CXLT_RUN_MAX		127
 #define CXLT_RESID_MAX		255
-#define CXLT_NEVER		255
 /* Ages beyond this do not change the noise model (by 2^-5 at decay 8). */
 #define CXLT_AGE_MAX		2048
+/* Runs longer than this are undone as if this long (the lower surprise). */
+#define CXLT_INV_MAX		16
+/* Surprise of a run, in 1/8 bits, saturates here (31.9 bits). */
+#define CXLT_SURPRISE_MAX	255
+/* Steps of whole bits of surprise; a cut here means no change is found. */
+#define CXLT_CUT_NEVER		32
+/* A change test acts only on at least this many pages at once. */
+#define CXLT_CHANGE_MIN		8
+/*
+ * Selection takes pages of equal heat in the order it visits them: blocks of
+ * this many pages, in an order that jumps over the table, so that a sequential
+ * pattern of access does not decide which of equal pages move.
+ */
+#define CXLT_BLOCK		64
+/* An idle run of k periods estimates the heat as full >> (k + this). */
+#define CXLT_FALL_EXTRA		2
 /* 1.0 in the 16.16 fixed point of the noise model. */
 #define CXLT_FP_ONE		65536ULL
 
@@ -66,8 +105,10 @@
 #define CXLT_PF_TOUCHED		0x10
 /* The last migration attempt failed: hints wait out min_resid as well. */
 #define CXLT_PF_BACKOFF		0x20
-/* The current run has failed the change test and has been counted. */
-#define CXLT_PF_ALARM		0x40
+/* Slow page whose heat the change test raised, sampled since: "jumped". */
+#define CXLT_PF_JUMP		0x40
+/* Placed this period: its sample is the placing access and does not count. */
+#define CXLT_PF_FRESH		0x80
 
 /**
  * struct cxlt_page - what the policy keeps per page: 6 bytes
@@ -76,7 +117,8 @@
  * @run: >0 consecutive sampled periods, <0 consecutive idle periods
  * @resid: periods since the last migration or attempt, saturating
  * @bin: histogram step of @heat at the last end of period; selection uses
- *	it so that it picks exactly the pages the histograms counted
+ *	it so that it picks exactly the pages the histograms counted (between
+ *	the two passes of cxlt_policy_end_period(), the run's surprise)
  */
 struct cxlt_page {
 	u16 heat;
@@ -90,20 +132,26 @@ struct cxlt_page {
  * struct cxlt_policy - the state, in caller-provided memory
  * @npages: pages tracked
  * @params: tunables in force
- * @idle_need: idle run that fails the change test, by q in 1/16 steps
- * @burst_need: sampled run that fails the change test, by q in 1/16 steps
+ * @ainv: (1 - 2^-decay_shift)^-k for k = 0..CXLT_INV_MAX (16.16): undoes k
+ *	periods of decay, to find the heat a run started from
  * @age: periods since init, up to CXLT_AGE_MAX
  * @mean_fp: expected heat of an always-sampled page / sample weight (16.16)
  * @var_fp: the matching variance factor (16.16)
  * @full: heat of a page sampled in every period since init
  * @noise_div: D of the noise model: var(heat) = h (@full - h) / D
- * @qmul: heat * @qmul >> 32 is q in 1/16 steps
+ * @one: heat of one pseudo-sample, @full / @noise_div (at least 1)
+ * @log_total: 8 log2(@full + 2 @one), to 1/8
  * @nr_fast: pages on the fast tier
  * @nr_slow: pages on the slow tier
  * @rotor: page where the next selection scan starts, so that partial
  *	histogram steps are taken fairly over the page range
+ * @nblocks: blocks of CXLT_BLOCK pages in the table
+ * @stride: the selection scan visits blocks @stride apart, modulo @nblocks
+ *	(coprime with it, so that every block is visited)
  * @hot_bin: hot threshold (histogram step) of the last period
  * @skew: share of the variance of heat that is not noise, in 1/256
+ * @mean_rate: mean heat of the ranked pages over @full, in 1/65536: their
+ *	mean rate, which stays right while @full still grows
  * @n_hot_slow: HOT-hinted slow pages that may move
  * @n_cold_fast: COLD-hinted fast pages that may move
  * @n_fast_elig: unhinted fast pages that heat may move
@@ -111,24 +159,35 @@ struct cxlt_page {
  * @stats: counters reported by cxlt_policy_get_stats()
  * @hist_slow: unhinted slow pages heat may move, by step
  * @hist_fast: unhinted fast pages heat may move, by step
+ * @hist_jump: jumped slow pages heat may move, by step (not in @hist_slow)
+ * @surp: pages of each tier by the surprise of their run in the direction
+ *	tested there, in whole bits ([0] falls of fast pages, [1] rises of
+ *	slow pages)
+ * @rate: the same pages by the step of heat at which they are tested (their
+ *	heat when the run started, or now): the false alarms to expect
+ * @per: surprise of one period at the middle of each step of heat, in 1/8
+ *	bits, for this period ([0] idle, [1] sampled)
  * @pages: per-page records
  */
 struct cxlt_policy {
 	u32 npages;
 	struct cxlt_policy_params params;
-	u8 idle_need[16];
-	u8 burst_need[16];
+	u64 ainv[CXLT_INV_MAX + 1];
 	u32 age;
 	u64 mean_fp;
 	u64 var_fp;
 	u32 full;
 	u32 noise_div;
-	u64 qmul;
+	u32 one;
+	u32 log_total;
 	u32 nr_fast;
 	u32 nr_slow;
 	u32 rotor;
+	u32 nblocks;
+	u32 stride;
 	u32 hot_bin;
 	u32 skew;
+	u32 mean_rate;
 	u32 n_hot_slow;
 	u32 n_cold_fast;
 	u32 n_fast_elig;
@@ -136,18 +195,11 @@ struct cxlt_policy {
 	struct cxlt_policy_stats stats;
 	u32 hist_slow[CXLT_NBINS];
 	u32 hist_fast[CXLT_NBINS];
+	u32 hist_jump[CXLT_NBINS];
+	u32 surp[2][CXLT_CUT_NEVER];
+	u32 rate[2][CXLT_NBINS];
+	u8 per[2][CXLT_NBINS];
 	struct cxlt_page pages[];
-};
-
-/*
- * 256 * ln(2) / -ln(1 - i/16), rounded up: idle periods per bit of the change
- * test for a page whose heat says it is sampled in at least i/16 of the
- * periods.  By symmetry entry 15 - i is the sampled run per bit for a page
- * sampled in at most (i + 1)/16 of the periods.  0xffff: no run is unlikely.
- */
-static const u16 cxlt_run_unit[16] = {
-	0xffff, 2750, 1329, 855, 617, 474, 378, 309,
-	256, 215, 181, 153, 128, 107, 86, 64,
 };
 
 static u32 cxlt_min(u32 a, u32 b)
@@ -158,27 +210,17 @@ static u32 cxlt_min(u32 a, u32 b)
 /* floor(log2(h)) for 1 <= h <= 0xffffffff */
 static u32 cxlt_log2(u32 h)
 {
-	u32 e = 0;
+	return 31 - __builtin_clz(h);
+}
 
-	if (h >= 1U << 16) {
-		h >>= 16;
-		e += 16;
-	}
-	if (h >= 1U << 8) {
-		h >>= 8;
-		e += 8;
-	}
-	if (h >= 1U << 4) {
-		h >>= 4;
-		e += 4;
-	}
-	if (h >= 1U << 2) {
-		h >>= 2;
-		e += 2;
-	}
-	if (h >= 1U << 1)
-		e += 1;
-	return e;
+/* 8 log2(v), to 1/8, for v >= 1 */
+static u32 cxlt_log2_8(u32 v)
+{
+	u32 e = cxlt_log2(v);
+
+	if (e >= 3)
+		return (e << 3) | ((v >> (e - 3)) & 7);
+	return (e << 3) | ((v << (3 - e)) & 7);
 }
 
 /* a / b for b != 0, by shift and subtract: no 64-bit division helper. */
@@ -195,6 +237,17 @@ static u64 cxlt_div64(u64 a, u64 b)
 		}
 	}
 	return q;
+}
+
+static u32 cxlt_gcd(u32 a, u32 b)
+{
+	while (b) {
+		u32 t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
 }
 
 static u32 cxlt_heat_bin(u32 h)
@@ -246,20 +299,9 @@ static bool cxlt_params_valid(const struct cxlt_policy_params *params)
 		return false;
 	if (params->hyst_steps >= CXLT_NBINS)
 		return false;
+	if (!params->idle_fdr || !params->burst_fdr)
+		return false;
 	return true;
-}
-
-static void cxlt_run_table(u8 *need, u32 bits)
-{
-	u32 i, n;
-
-	for (i = 0; i < 16; i++) {
-		n = CXLT_NEVER;
-		if (bits && cxlt_run_unit[i] != 0xffff)
-			n = (bits * cxlt_run_unit[i] + 255) >> 8;
-		/* A run saturates at CXLT_RUN_MAX: longer needs never trigger. */
-		need[i] = n > CXLT_RUN_MAX ? CXLT_NEVER : n;
-	}
 }
 
 /*
@@ -292,7 +334,10 @@ static void cxlt_noise_commit(struct cxlt_policy *pol)
 				     pol->var_fp) : 0;
 	d = (d + (CXLT_FP_ONE >> 1)) >> 16;
 	pol->noise_div = d ? d : 1;
-	pol->qmul = cxlt_div64(16ULL << 32, pol->full);
+	pol->one = pol->full / pol->noise_div;
+	if (!pol->one)
+		pol->one = 1;
+	pol->log_total = cxlt_log2_8(pol->full + 2 * pol->one);
 }
 
 static void cxlt_commit_params(struct cxlt_policy *pol,
@@ -301,8 +346,10 @@ static void cxlt_commit_params(struct cxlt_policy *pol,
 	u32 k;
 
 	pol->params = *params;
-	cxlt_run_table(pol->idle_need, params->idle_bits);
-	cxlt_run_table(pol->burst_need, params->burst_bits);
+	pol->ainv[0] = CXLT_FP_ONE;
+	for (k = 1; k <= CXLT_INV_MAX; k++)
+		pol->ainv[k] = cxlt_div64(pol->ainv[k - 1] << params->decay_shift,
+					  (1U << params->decay_shift) - 1);
 	/* Replay the noise model for the new decay over the same age. */
 	pol->mean_fp = 0;
 	pol->var_fp = 0;
@@ -354,11 +401,13 @@ int cxlt_policy_default_params(struct cxlt_policy_params *params, u32 npages,
 	params->wmark_high = fast_pages >> 7;
 	params->budget = fast_pages >> 4 ? fast_pages >> 4 : 1;
 	params->decay_shift = 5;
-	params->idle_bits = 8;
-	params->burst_bits = 10;
-	params->confidence = 8;
+	params->idle_bits = 2;
+	params->burst_bits = 2;
+	params->confidence = 4;
 	params->hyst_steps = 4;
 	params->min_resid = 4;
+	params->idle_fdr = 16;
+	params->burst_fdr = 4;
 	return 0;
 }
 
@@ -376,7 +425,7 @@ int cxlt_policy_default_params(struct cxlt_policy_params *params, u32 npages,
  * Return: 0, or -EINVAL for a NULL pointer, misaligned or short memory, zero
  * pages or invalid tunables (watermarks out of order or above the fast tier,
  * decay_shift outside 1..8, idle_bits or burst_bits above 30, hyst_steps
- * above 111).
+ * above 111, idle_fdr or burst_fdr 0).
  */
 int cxlt_policy_init(struct cxlt_policy **out, void *mem, size_t size,
 		     u32 npages, const struct cxlt_policy_params *params)
@@ -396,6 +445,11 @@ int cxlt_policy_init(struct cxlt_policy **out, void *mem, size_t size,
 	for (i = 0; i < need; i++)
 		p[i] = 0;
 	pol->npages = npages;
+	pol->nblocks = (npages - 1) / CXLT_BLOCK + 1;
+	/* About 0.618 of the table apart, coprime with it. */
+	pol->stride = (u32)(((u64)pol->nblocks * 158) >> 8) | 1;
+	while (cxlt_gcd(pol->stride, pol->nblocks) != 1)
+		pol->stride += 2;
 	cxlt_commit_params(pol, params);
 	pol->hot_bin = CXLT_NBINS;
 	*out = pol;
@@ -449,7 +503,7 @@ static void cxlt_move(struct cxlt_policy *pol, struct cxlt_page *pg, u32 tier)
 {
 	cxlt_count_tier(pol, cxlt_page_tier(pg), -1);
 	cxlt_count_tier(pol, tier, 1);
-	pg->flags = (pg->flags & ~CXLT_PF_TIER_MASK) | tier;
+	pg->flags = (pg->flags & ~(CXLT_PF_TIER_MASK | CXLT_PF_JUMP)) | tier;
 }
 
 /**
@@ -461,8 +515,10 @@ static void cxlt_move(struct cxlt_policy *pol, struct cxlt_page *pg, u32 tier)
  *
  * Not a migration of the policy's: no counters move.  The page is held where
  * it is for min_resid periods, so that it gathers heat before heat judges it.
- * A freed page loses its heat (the next page there is a new page) but keeps
- * its hint, which belongs to the region offset.
+ * A page placed (from CXLT_TIER_NONE) gets no heat from samples of the
+ * current period: the access that placed it set its accessed bit.  A freed
+ * page loses its heat (the next page there is a new page) but keeps its hint,
+ * which belongs to the region offset.
  *
  * Return: 0, or -EINVAL for a NULL @pol, @page out of range or a bad @tier.
  */
@@ -474,6 +530,8 @@ int cxlt_policy_set_tier(struct cxlt_policy *pol, u32 page,
 	if (!pol || page >= pol->npages || (u32)tier > CXLT_TIER_SLOW)
 		return -EINVAL;
 	pg = &pol->pages[page];
+	if (cxlt_page_tier(pg) == CXLT_TIER_NONE && tier != CXLT_TIER_NONE)
+		pg->flags |= CXLT_PF_FRESH;
 	cxlt_move(pol, pg, tier);
 	pg->resid = 0;
 	pg->flags &= ~CXLT_PF_BACKOFF;
@@ -517,7 +575,8 @@ int cxlt_policy_set_hint(struct cxlt_policy *pol, u32 page,
  * @count: samples seen in this period (1 for an accessed bit; hint faults
  *	may report more); 0 is accepted and changes nothing
  *
- * Heat saturates at 65535: a count of any size is safe.
+ * Heat saturates at 65535: a count of any size is safe.  Samples of a page
+ * in the period it was placed in are ignored (see cxlt_policy_set_tier()).
  *
  * Return: 0, or -EINVAL for a NULL @pol or @page out of range.
  */
@@ -531,6 +590,8 @@ int cxlt_policy_record_access(struct cxlt_policy *pol, u32 page, u32 count)
 	if (!count)
 		return 0;
 	pg = &pol->pages[page];
+	if (pg->flags & CXLT_PF_FRESH)
+		return 0;
 	shift = CXLT_HEAT_SHIFT - pol->params.decay_shift;
 	heat = pg->heat;
 	/* Compare before shifting: count << shift may not fit in 32 bits. */
@@ -544,55 +605,91 @@ int cxlt_policy_record_access(struct cxlt_policy *pol, u32 page, u32 count)
 }
 
 /*
- * The change test of DOC: Method on one page of heat @heat: returns 0 if its
- * run passes, else 1 + the direction (0 idle, 1 sampled) and the run's own
- * estimate in @est.  q is rounded down for idle runs and up for sampled runs
- * (the tables are built that way), so a run is judged against the heat most
- * favourable to it.  @testable, if not NULL, counts the pages whose heat
- * allows a failing run at all.
+ * The surprise of one period of direction @dir (1 sampled, 0 idle) for a
+ * page of heat @h, in 1/8 bits: -log2 of its probability, with one
+ * pseudo-sample each way (Laplace) and the rate shrunk towards the mean by
+ * the skew (DOC: Method).
  */
-static u32 cxlt_change(const struct cxlt_policy *pol,
-		       const struct cxlt_page *pg, u32 heat, u32 *est,
-		       u32 *testable)
+static u32 cxlt_per(const struct cxlt_policy *pol, u32 h, u32 dir)
 {
-	u32 full = pol->full;
-	u32 q = cxlt_min((heat * pol->qmul) >> 32, 15);
-	int run = pg->run;
+	u32 m = ((u64)pol->mean_rate * pol->full) >> 16, s = pol->skew;
 
-	if (testable) {
-		testable[0] += pol->idle_need[q] != CXLT_NEVER;
-		testable[1] += pol->burst_need[15 - q] != CXLT_NEVER;
-	}
-	if (run < 0 && -run >= pol->idle_need[q]) {
-		*est = -run < 16 ? full >> -run : 0;
-		return heat > *est ? 1 : 0;
-	}
-	if (run > 0 && run >= pol->burst_need[15 - q]) {
-		*est = full - (run < 16 ? full >> run : 0);
-		return heat < *est ? 2 : 0;
-	}
-	return 0;
+	h = (cxlt_min(h, pol->full) * s + m * (256 - s)) >> 8;
+	return pol->log_total - cxlt_log2_8(dir ? h + pol->one :
+					    pol->full - h + pol->one);
 }
 
 /*
- * A page whose heat allows a failing run starts one with probability at most
- * 2^-bits per period when nothing changed, so @n such pages give at most
- * n / 2^bits new alarms.  Several times that, and the alarms are a change of
- * phase, not chance: the heat of every page in alarm is replaced.  Below it
- * they are false alarms, and acting on them would move pages only to move
- * them back.
+ * The heat a page had when its current run @run started, from its heat @heat
+ * now: undoes the run's decay and, for a sampled run, its samples, which
+ * lead to @inf (the heat of a page sampled in every period, in the long
+ * run).  Runs beyond CXLT_INV_MAX are undone as if that long.
  */
-static bool cxlt_change_gate(u32 alarms, u32 n, u32 bits)
+static u32 cxlt_run_start(const struct cxlt_policy *pol, int run, u32 heat)
 {
-	return bits && alarms > 4 * (n >> bits) + 16;
+	u32 k = run < 0 ? -run : run;
+	u64 inv = pol->ainv[cxlt_min(k, CXLT_INV_MAX)];
+	u64 inf = (1U << CXLT_HEAT_SHIFT) -
+		  (1U << (CXLT_HEAT_SHIFT - pol->params.decay_shift));
+	u64 d;
+
+	if (run < 0)
+		return cxlt_min((heat * inv) >> 16, CXLT_HEAT_MAX);
+	if (heat >= inf)
+		return inf;
+	d = ((inf - heat) * inv) >> 16;
+	return d >= inf ? 0 : inf - d;
+}
+
+/* 2^(-i/8) in 16.16 */
+static const u32 cxlt_exp8[8] = {
+	65536, 60097, 55109, 50535, 46341, 42495, 38968, 35734,
+};
+
+/*
+ * The cut of the change test of DOC: Method, in whole bits of surprise, for
+ * one direction @up: @surp counts the pages tested by the surprise of their
+ * run, @rate by the step of heat they are tested at, whose surprise of one
+ * period is p.  E(b) sums 2^-(p ceil(b / p)) over them; the cut is the
+ * lowest b from @floor with at least CXLT_CHANGE_MIN pages at b bits or more
+ * and at least @fdr E(b) of them.  CXLT_CUT_NEVER if there is none or @floor
+ * is 0 (the test is off).
+ */
+static u32 cxlt_change_cut(const struct cxlt_policy *pol, u32 up, u32 floor,
+			   u32 fdr)
+{
+	const u32 *surp = pol->surp[up], *rate = pol->rate[up];
+	const u8 *per = pol->per[up];
+	u32 b, i, p, x, n = 0, cut = CXLT_CUT_NEVER;
+	u64 e;
+
+	if (!floor)
+		return CXLT_CUT_NEVER;
+	for (b = CXLT_CUT_NEVER - 1; b >= floor; b--) {
+		n += surp[b];
+		if (n < CXLT_CHANGE_MIN)
+			continue;
+		e = 0;
+		for (i = 0; i < CXLT_NBINS; i++) {
+			p = per[i];
+			if (!rate[i] || !p)
+				continue;
+			x = (8 * b + p - 1) / p * p;
+			/* Beyond 2^-48 a page adds nothing that counts. */
+			if (x < 8 * 48)
+				e += ((u64)rate[i] * cxlt_exp8[x & 7]) >> (x >> 3);
+		}
+		if (e * fdr <= (u64)n << 16)
+			cut = b;
+	}
+	return cut;
 }
 
 /*
- * The hot threshold: the lowest step from which every unhinted page fits in
+ * The hot threshold: the step where the unhinted pages, hottest first, fill
  * what the fast tier has left after the high watermark and the pages that
- * hints and pins put there.  When even the hottest step does not fit, that
- * step is the threshold: its pages are all equally hot, and those already
- * on the fast tier stay.  Heat 0 (no sample in many periods) never counts.
+ * hints and pins put there: the lowest step that still fits in part.  Heat 0
+ * (no sample in many periods) never counts.
  */
 static u32 cxlt_hot_bin(const u32 *rank, u64 avail)
 {
@@ -605,7 +702,7 @@ static u32 cxlt_hot_bin(const u32 *rank, u64 avail)
 		if (!rank[b])
 			continue;
 		if (acc + rank[b] > avail) {
-			if (!acc)
+			if (acc < avail)
 				hot = b;
 			break;
 		}
@@ -617,10 +714,12 @@ static u32 cxlt_hot_bin(const u32 *rank, u64 avail)
 
 /*
  * The skew of DOC: Method, in 1/256: 1 - noise variance / observed variance
- * of heat over the ranked pages, from their histogram.  Heats are taken in
- * units of 16 to keep the sums within 64 bits for 2^32 pages.
+ * of heat over the ranked pages, from their histogram; their mean heat goes
+ * to @mean_rate.  Heats are taken in units of 16 to keep the sums within 64
+ * bits for 2^32 pages.
  */
-static u32 cxlt_skew(const struct cxlt_policy *pol, const u32 *rank)
+static u32 cxlt_skew(const struct cxlt_policy *pol, const u32 *rank,
+		     u32 *mean_rate)
 {
 	u64 full = pol->full >> 4, n = 0, s1 = 0, s2 = 0, sv = 0;
 	u64 one = (pol->full >> 4) / pol->noise_div, mean, var, noise, m;
@@ -640,6 +739,7 @@ static u32 cxlt_skew(const struct cxlt_policy *pol, const u32 *rank)
 	if (!n)
 		return 0;
 	mean = cxlt_div64(s1, n);
+	*mean_rate = full ? cxlt_min(cxlt_div64(mean << 16, full), 1U << 16) : 0;
 	var = cxlt_div64(s2, n);
 	var = var > mean * mean ? var - mean * mean : 0;
 	noise = cxlt_div64(sv, n * pol->noise_div);
@@ -650,36 +750,48 @@ static u32 cxlt_skew(const struct cxlt_policy *pol, const u32 *rank)
 
 /*
  * First pass of cxlt_policy_end_period(): runs, decay, residency, and the
- * count of runs newly failing the change test.
+ * histograms of the change test.  The surprise of each run waits in @bin for
+ * the second pass.
  */
-static void cxlt_age_pages(struct cxlt_policy *pol, u32 *alarms, u32 *testable)
+static void cxlt_age_pages(struct cxlt_policy *pol)
 {
-	u32 decay = pol->params.decay_shift, i, heat, est, alarm;
+	u32 decay = pol->params.decay_shift, i, heat, b, k, p, up, rise;
 
 	for (i = 0; i < pol->npages; i++) {
 		struct cxlt_page *pg = &pol->pages[i];
 		int run = pg->run;
 
-		if (pg->flags & CXLT_PF_TOUCHED)
+		if (pg->flags & CXLT_PF_TOUCHED) {
 			run = run > 0 ? run + (run < CXLT_RUN_MAX) : 1;
-		else
+		} else {
 			run = run < 0 ? run - (run > -CXLT_RUN_MAX) : -1;
-		/* A new run: its alarm, if any, is yet to be counted. */
-		if (run == 1 || run == -1)
-			pg->flags &= ~CXLT_PF_ALARM;
+			pg->flags &= ~CXLT_PF_JUMP;
+		}
 		pg->run = run;
-		pg->flags &= ~CXLT_PF_TOUCHED;
+		pg->flags &= ~(CXLT_PF_TOUCHED | CXLT_PF_FRESH);
 		if (pg->resid < CXLT_RESID_MAX)
 			pg->resid++;
 		heat = pg->heat;
 		/* Rounded up, so that a small heat still reaches 0. */
 		heat -= (heat + (1U << decay) - 1) >> decay;
 		pg->heat = heat;
-		alarm = cxlt_change(pol, pg, heat, &est, testable);
-		if (alarm && !(pg->flags & CXLT_PF_ALARM)) {
-			pg->flags |= CXLT_PF_ALARM;
-			alarms[alarm - 1]++;
+		pg->bin = 0;
+		if (cxlt_page_tier(pg) == CXLT_TIER_NONE)
+			continue;
+		/* A rise is tested on the slow tier, a fall on the fast one. */
+		up = cxlt_page_tier(pg) == CXLT_TIER_SLOW;
+		rise = run > 0;
+		if (up == rise) {
+			b = cxlt_heat_bin(cxlt_run_start(pol, run, heat));
+			p = pol->per[up][b];
+			k = run < 0 ? -run : run;
+			pg->bin = p && k > CXLT_SURPRISE_MAX / p ?
+				  CXLT_SURPRISE_MAX : k * p;
+		} else {
+			b = cxlt_heat_bin(heat);
 		}
+		pol->surp[up][pg->bin >> 3]++;
+		pol->rate[up][b]++;
 	}
 }
 
@@ -690,17 +802,16 @@ static void cxlt_age_pages(struct cxlt_policy *pol, u32 *alarms, u32 *testable)
  * Decays the heat of every page, applies the change test, and builds the
  * histograms, the hot threshold and the skew that the next
  * cxlt_policy_select() uses.  Two passes over the page table: the second
- * knows whether this period's alarms are a change of phase.
+ * knows this period's cut of the change test.
  *
  * Return: 0, or -EINVAL if @pol is NULL.
  */
 int cxlt_policy_end_period(struct cxlt_policy *pol)
 {
 	u32 rank[CXLT_NBINS];
-	u32 alarms[2] = { 0, 0 }, testable[2] = { 0, 0 };
-	u32 min_resid, i, b, tier, hint, heat, est, alarm;
+	u32 min_resid, i, b, k, tier, hint, heat, cut[2];
 	u64 fixed = 0, cap;
-	bool gate[2], may_move;
+	bool may_move;
 
 	if (!pol)
 		return -EINVAL;
@@ -714,32 +825,53 @@ int cxlt_policy_end_period(struct cxlt_policy *pol)
 		rank[b] = 0;
 		pol->hist_slow[b] = 0;
 		pol->hist_fast[b] = 0;
+		pol->hist_jump[b] = 0;
 	}
 	pol->n_hot_slow = 0;
 	pol->n_cold_fast = 0;
 	pol->n_fast_elig = 0;
 
-	cxlt_age_pages(pol, alarms, testable);
-	gate[0] = cxlt_change_gate(alarms[0], testable[0],
-				   pol->params.idle_bits);
-	gate[1] = cxlt_change_gate(alarms[1], testable[1],
-				   pol->params.burst_bits);
+	for (b = 0; b < CXLT_CUT_NEVER; b++) {
+		pol->surp[0][b] = 0;
+		pol->surp[1][b] = 0;
+	}
+	for (b = 0; b < CXLT_NBINS; b++) {
+		heat = (cxlt_bin_floor(b) + cxlt_bin_ceil(b)) / 2;
+		pol->rate[0][b] = 0;
+		pol->rate[1][b] = 0;
+		pol->per[0][b] = cxlt_per(pol, heat, 0);
+		pol->per[1][b] = cxlt_per(pol, heat, 1);
+	}
+	cxlt_age_pages(pol);
+	cut[0] = cxlt_change_cut(pol, 0, pol->params.idle_bits,
+				 pol->params.idle_fdr);
+	cut[1] = cxlt_change_cut(pol, 1, pol->params.burst_bits,
+				 pol->params.burst_fdr);
 
 	for (i = 0; i < pol->npages; i++) {
 		struct cxlt_page *pg = &pol->pages[i];
 
 		heat = pg->heat;
-		if (pg->flags & CXLT_PF_ALARM) {
-			alarm = cxlt_change(pol, pg, heat, &est, NULL);
-			if (alarm && gate[alarm - 1]) {
-				heat = est;
-				pg->heat = est;
-				pol->stats.changes++;
+		tier = cxlt_page_tier(pg);
+		k = pg->run < 0 ? -pg->run : pg->run;
+		/* Only runs tested in pass 1 have a surprise in bin. */
+		if (tier == CXLT_TIER_FAST && (pg->bin >> 3) >= cut[0]) {
+			k += CXLT_FALL_EXTRA;
+			if (heat > (k < 16 ? pol->full >> k : 0)) {
+				heat = k < 16 ? pol->full >> k : 0;
+				pg->heat = heat;
+				pol->stats.falls++;
+			}
+		} else if (tier == CXLT_TIER_SLOW &&
+			   (pg->bin >> 3) >= cut[1]) {
+			if (heat < pol->full - (k < 16 ? pol->full >> k : 0)) {
+				heat = pol->full - (k < 16 ? pol->full >> k : 0);
+				pg->heat = heat;
+				pg->flags |= CXLT_PF_JUMP;
+				pol->stats.rises++;
 			}
 		}
 		pg->bin = cxlt_heat_bin(heat);
-
-		tier = cxlt_page_tier(pg);
 		if (tier == CXLT_TIER_NONE)
 			continue;
 		hint = cxlt_page_hint(pg);
@@ -752,6 +884,8 @@ int cxlt_policy_end_period(struct cxlt_policy *pol)
 			if (tier == CXLT_TIER_FAST) {
 				pol->hist_fast[pg->bin]++;
 				pol->n_fast_elig++;
+			} else if (pg->flags & CXLT_PF_JUMP) {
+				pol->hist_jump[pg->bin]++;
 			} else {
 				pol->hist_slow[pg->bin]++;
 			}
@@ -776,13 +910,16 @@ int cxlt_policy_end_period(struct cxlt_policy *pol)
 
 	cap = pol->params.fast_pages - pol->params.wmark_high;
 	pol->hot_bin = cxlt_hot_bin(rank, cap > fixed ? cap - fixed : 0);
-	pol->skew = cxlt_skew(pol, rank);
+	pol->skew = cxlt_skew(pol, rank, &pol->mean_rate);
 	pol->stats.promote_candidates = 0;
 	for (b = pol->hot_bin; b < CXLT_NBINS; b++)
 		pol->stats.promote_candidates += pol->hist_slow[b];
 	pol->stats.hot_heat = pol->hot_bin < CXLT_NBINS ?
 			      cxlt_bin_floor(pol->hot_bin) : CXLT_HEAT_MAX + 1;
 	pol->stats.skew = pol->skew;
+	pol->stats.changes = pol->stats.rises + pol->stats.falls;
+	pol->stats.fall_cut = cut[0];
+	pol->stats.rise_cut = cut[1];
 	pol->stats.periods++;
 	pol->selected = false;
 	return 0;
@@ -795,10 +932,8 @@ int cxlt_policy_end_period(struct cxlt_policy *pol)
  */
 static u64 cxlt_var(const struct cxlt_policy *pol, u32 h)
 {
-	u32 one = pol->full / pol->noise_div;
-
 	h = cxlt_min(h, pol->full);
-	return (u64)(h + one) * (pol->full - h + one);
+	return (u64)(h + pol->one) * (pol->full - h + pol->one);
 }
 
 /*
@@ -849,14 +984,68 @@ struct cxlt_counts {
 	u32 hot;	/* HOT-hinted promotions */
 	u32 demote;	/* coldest unhinted fast pages to demote */
 	u32 promote;	/* hottest unhinted slow pages to promote */
+	u32 jump;	/* slow pages whose heat jumped, to promote */
 };
 
 /*
+ * Jumped pages (DOC: Method) go first and without the confidence test, which
+ * the change test stands for: into free room, then against the coldest fast
+ * pages not already taken, at or below the hot threshold and more than the
+ * hysteresis below them.
+ */
+static void cxlt_walk_jump(const struct cxlt_policy *pol,
+			   struct cxlt_counts *c, s64 *room, u32 *bp, u32 *bd)
+{
+	u32 hot = pol->hot_bin, hyst = pol->params.hyst_steps;
+	u32 bs = CXLT_NBINS, bf = 0, rem_s = 0, rem_f = 0, k;
+	u32 skip = c->demote;
+
+	while (*bp) {
+		if (!rem_s) {
+			while (bs > hot && !rem_s)
+				rem_s = pol->hist_jump[--bs];
+			if (!rem_s)
+				break;
+		}
+		if (*room > 0) {
+			k = cxlt_min(cxlt_min(rem_s, *bp), *room);
+			rem_s -= k;
+			*bp -= k;
+			*room -= k;
+			c->jump += k;
+			continue;
+		}
+		if (!*bd)
+			break;
+		while (!rem_f && bf < CXLT_NBINS) {
+			rem_f = pol->hist_fast[bf];
+			k = cxlt_min(rem_f, skip);
+			rem_f -= k;
+			skip -= k;
+			if (!rem_f)
+				bf++;
+		}
+		if (!rem_f || bf > hot || bf + hyst >= bs)
+			break;
+		k = cxlt_min(cxlt_min(rem_s, rem_f), cxlt_min(*bp, *bd));
+		rem_s -= k;
+		rem_f -= k;
+		if (!rem_f)
+			bf++;
+		*bp -= k;
+		*bd -= k;
+		c->jump += k;
+		c->demote += k;
+	}
+}
+
+/*
  * The exchange walk: hottest slow candidates against the coldest fast pages
- * not already taken (@skip of them are), step by step, while budgets last,
- * free room is left or the pair is worth it.  A fast page at or above the hot
- * threshold is where it belongs and is never a partner.  Both sequences are
- * monotonic, so the first pair that is not worth it ends the walk.
+ * not already taken, step by step, while budgets last, free room is left or
+ * the pair is worth it (and the candidate is worth the threshold, DOC:
+ * Method).  A fast page above the hot threshold is where it belongs and is
+ * never a partner.  Both sequences are monotonic, so the first pair that is
+ * not worth it ends the walk.
  */
 static void cxlt_walk(const struct cxlt_policy *pol, struct cxlt_counts *c,
 		      s64 room, u32 bp, u32 bd)
@@ -890,8 +1079,9 @@ static void cxlt_walk(const struct cxlt_policy *pol, struct cxlt_counts *c,
 			if (!rem_f)
 				bf++;
 		}
-		if (!rem_f || bf >= hot || bf + hyst >= bs ||
-		    !cxlt_worth(pol, cxlt_bin_floor(bs), cxlt_bin_ceil(bf)))
+		if (!rem_f || bf > hot || bf + hyst >= bs ||
+		    !cxlt_worth(pol, cxlt_bin_floor(bs), cxlt_bin_ceil(bf)) ||
+		    !cxlt_worth(pol, cxlt_bin_floor(bs), cxlt_bin_floor(hot)))
 			break;
 		k = cxlt_min(cxlt_min(rem_s, rem_f), cxlt_min(bp, bd));
 		rem_s -= k;
@@ -943,6 +1133,7 @@ static void cxlt_plan_counts(const struct cxlt_policy *pol,
 	bp -= c->hot;
 	room -= c->hot;
 
+	cxlt_walk_jump(pol, c, &room, &bp, &bd);
 	cxlt_walk(pol, c, room, bp, bd);
 }
 
@@ -957,10 +1148,11 @@ static void cxlt_plan_counts(const struct cxlt_policy *pol,
  * direction, and never more than the arrays hold (size them to the budget).
  * Order of choice: COLD-hinted fast pages; the coldest fast
  * pages when free fast pages are below the low watermark (up to the high
- * one); HOT-hinted slow pages; hot slow pages into free room above the high
- * watermark; then exchanges of hot slow pages for cold fast pages that pass
- * the hysteresis and the confidence test.  Pinned pages never move; pages
- * migrated less than min_resid periods ago move only by hint.
+ * one); HOT-hinted slow pages; jumped slow pages (whose heat the change test
+ * raised) into free room above the high watermark, then in exchange for cold
+ * fast pages that pass the hysteresis; other hot slow pages likewise, the
+ * exchanges passing the confidence test as well.  Pinned pages never move;
+ * pages migrated less than min_resid periods ago move only by hint.
  *
  * Return: 0, or -EINVAL if @pol or @plan is NULL, or an array is NULL while
  * its size is not 0.
@@ -968,8 +1160,10 @@ static void cxlt_plan_counts(const struct cxlt_policy *pol,
 int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
 {
 	struct cxlt_counts c = { 0 };
-	u32 bp, bd, cut_p, take_p, cut_d, take_d, n, i, min_resid;
-	u32 got_cold = 0, got_hot = 0, got_p = 0, got_d = 0;
+	u32 bp, bd, cut_p, take_p, cut_d, take_d, cut_j, take_j, i, blk, page;
+	u32 got_cold = 0, got_hot = 0, got_p = 0, got_d = 0, got_j = 0;
+	u32 min_resid;
+	u64 n;
 
 	if (!pol || !plan || (!plan->promote && plan->promote_max) ||
 	    (!plan->demote && plan->demote_max))
@@ -989,24 +1183,41 @@ int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
 		return 0;
 
 	cxlt_plan_counts(pol, &c, bp, bd);
-	if (!(c.cold | c.hot | c.demote | c.promote))
+	if (!(c.cold | c.hot | c.demote | c.promote | c.jump))
 		return 0;
 	cxlt_cut(pol->hist_fast, 0, c.demote, true, &cut_d, &take_d);
 	cxlt_cut(pol->hist_slow, pol->hot_bin, c.promote, false, &cut_p,
 		 &take_p);
+	cxlt_cut(pol->hist_jump, pol->hot_bin, c.jump, false, &cut_j,
+		 &take_j);
 
 	min_resid = pol->params.min_resid;
 	i = pol->rotor < pol->npages ? pol->rotor : 0;
-	for (n = 0; n < pol->npages; n++, i = i + 1 < pol->npages ? i + 1 : 0) {
-		struct cxlt_page *pg = &pol->pages[i];
-		u32 tier = cxlt_page_tier(pg), hint = cxlt_page_hint(pg);
-		bool settled = pg->resid >= min_resid;
-		bool hint_ok = settled || !(pg->flags & CXLT_PF_BACKOFF);
+	blk = i / CXLT_BLOCK;
+	for (n = 0; n < (u64)pol->nblocks * CXLT_BLOCK; n++) {
+		struct cxlt_page *pg;
+		u32 tier, hint;
+		bool settled, hint_ok;
+
+		if (n && i % CXLT_BLOCK == 0) {
+			blk += pol->stride;
+			if (blk >= pol->nblocks)
+				blk -= pol->nblocks;
+			i = blk * CXLT_BLOCK;
+		}
+		page = i++;
+		if (page >= pol->npages)
+			continue;
+		pg = &pol->pages[page];
+		tier = cxlt_page_tier(pg);
+		hint = cxlt_page_hint(pg);
+		settled = pg->resid >= min_resid;
+		hint_ok = settled || !(pg->flags & CXLT_PF_BACKOFF);
 
 		if (tier == CXLT_TIER_FAST) {
 			if (hint == CXLT_HINT_COLD && hint_ok &&
 			    got_cold < c.cold) {
-				plan->demote[plan->nr_demote++] = i;
+				plan->demote[plan->nr_demote++] = page;
 				got_cold++;
 			} else if (hint == CXLT_HINT_NONE && settled &&
 				   got_d < c.demote &&
@@ -1014,26 +1225,36 @@ int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
 				    (pg->bin == cut_d && take_d))) {
 				if (pg->bin == cut_d)
 					take_d--;
-				plan->demote[plan->nr_demote++] = i;
+				plan->demote[plan->nr_demote++] = page;
 				got_d++;
 			}
 		} else if (tier == CXLT_TIER_SLOW) {
 			if (hint == CXLT_HINT_HOT && hint_ok &&
 			    got_hot < c.hot) {
-				plan->promote[plan->nr_promote++] = i;
+				plan->promote[plan->nr_promote++] = page;
 				got_hot++;
+			} else if (pg->flags & CXLT_PF_JUMP) {
+				if (hint == CXLT_HINT_NONE && settled &&
+				    got_j < c.jump &&
+				    (pg->bin > cut_j ||
+				     (pg->bin == cut_j && take_j))) {
+					if (pg->bin == cut_j)
+						take_j--;
+					plan->promote[plan->nr_promote++] = page;
+					got_j++;
+				}
 			} else if (hint == CXLT_HINT_NONE && settled &&
 				   got_p < c.promote &&
 				   (pg->bin > cut_p ||
 				    (pg->bin == cut_p && take_p))) {
 				if (pg->bin == cut_p)
 					take_p--;
-				plan->promote[plan->nr_promote++] = i;
+				plan->promote[plan->nr_promote++] = page;
 				got_p++;
 			}
 		}
 		if (got_cold == c.cold && got_hot == c.hot &&
-		    got_d == c.demote && got_p == c.promote)
+		    got_d == c.demote && got_p == c.promote && got_j == c.jump)
 			break;
 	}
 	pol->rotor = i;

@@ -218,6 +218,8 @@ TEST(PolicyArgs, BadTunablesRejected)
 		[](auto &p) { p.idle_bits = 31; },
 		[](auto &p) { p.burst_bits = 31; },
 		[](auto &p) { p.hyst_steps = 112; },
+		[](auto &p) { p.idle_fdr = 0; },
+		[](auto &p) { p.burst_fdr = 0; },
 	};
 
 	for (auto &f : bad) {
@@ -241,6 +243,7 @@ TEST(PolicyDecay, HeatDecaysGeometrically)
 	std::vector<u32> h;
 
 	t.place(0, CXLT_TIER_SLOW);
+	t.age({});
 	t.end({ 0 });
 	h.push_back(t.info(0).heat);
 	for (int i = 0; i < 200; i++) {
@@ -275,6 +278,7 @@ TEST(PolicyOverflow, SampleCountsSaturate)
 	policy t(4, 2);
 
 	t.place(0, CXLT_TIER_SLOW);
+	t.age({});
 	ASSERT_EQ(cxlt_policy_record_access(t.get(), 1, 0), 0);
 	EXPECT_EQ(t.info(1).heat, 0u);
 	for (u32 c : { 1u, 1000u, UINT32_MAX, UINT32_MAX, 65535u }) {
@@ -676,6 +680,25 @@ TEST(PolicySelection, FollowsAShift)
 	EXPECT_EQ(in, 32u);
 }
 
+// Pages of equal heat are taken from all over the table, not in address order: a sequential
+// sweep must not decide which of them move.
+TEST(PolicySelection, EqualPagesFromAllOverTheTable)
+{
+	policy t(8192, 8192, [](auto &p) { p.wmark_low = 512, p.wmark_high = 1024, p.budget = 1024; });
+	std::set<u32> regions;
+
+	t.place(0, 8192, CXLT_TIER_FAST);
+	for (int i = 0; i < 4; i++)
+		t.age({});
+	// The pressure demotion: 1024 pages of heat 0.
+	plan pl = t.select();
+
+	ASSERT_EQ(pl.demote.size(), 1024u);
+	for (u32 p : pl.demote)
+		regions.insert(p / 512);
+	EXPECT_GE(regions.size(), 12u) << "of 16 regions of 512 pages";
+}
+
 // Tunables changed at run time take effect and read back; heat survives the change.
 TEST(PolicyParams, SetAndGet)
 {
@@ -683,9 +706,11 @@ TEST(PolicyParams, SetAndGet)
 	cxlt_policy_params p = t.params(), q;
 
 	t.place(0, CXLT_TIER_SLOW);
+	t.age({});
 	t.end({ 0 });
 	u32 before = t.info(0).heat;
 
+	ASSERT_GT(before, 0u);
 	p.budget = 0;
 	p.decay_shift = 7;
 	ASSERT_EQ(cxlt_policy_set_params(t.get(), &p), 0);
@@ -693,6 +718,149 @@ TEST(PolicyParams, SetAndGet)
 	EXPECT_EQ(q.budget, 0u);
 	EXPECT_EQ(q.decay_shift, 7);
 	EXPECT_EQ(t.info(0).heat, before);
+}
+
+// The defaults are valid and are the documented ones.
+TEST(PolicyParams, Defaults)
+{
+	cxlt_policy_params p;
+
+	ASSERT_EQ(cxlt_policy_default_params(&p, 1024, 256), 0);
+	EXPECT_EQ(p.budget, 16u);
+	EXPECT_EQ(p.decay_shift, 5);
+	EXPECT_EQ(p.idle_bits, 2);
+	EXPECT_EQ(p.burst_bits, 2);
+	EXPECT_EQ(p.confidence, 4);
+	EXPECT_EQ(p.hyst_steps, 4);
+	EXPECT_EQ(p.min_resid, 4);
+	EXPECT_EQ(p.idle_fdr, 16);
+	EXPECT_EQ(p.burst_fdr, 4);
+}
+
+// The access that places a page is no sample: heat counts from the next period on; a page moved
+// by someone else keeps its samples.
+TEST(PolicyDecay, PlacingAccessIsNoSample)
+{
+	policy t(4, 2);
+
+	t.place(0, CXLT_TIER_SLOW);
+	t.end({ 0 });
+	EXPECT_EQ(t.info(0).heat, 0u);
+	EXPECT_EQ(t.info(0).run, -1);
+	t.end({ 0 });
+	EXPECT_GT(t.info(0).heat, 0u);
+	EXPECT_EQ(t.info(0).run, 1);
+
+	// Freed and placed again: a new page.
+	t.place(0, CXLT_TIER_NONE);
+	t.place(0, CXLT_TIER_FAST);
+	t.end({ 0 });
+	EXPECT_EQ(t.info(0).heat, 0u);
+
+	// Moved by the kernel: still the same page, sampled as usual.
+	t.place(1, CXLT_TIER_FAST);
+	t.age({});
+	t.place(1, CXLT_TIER_SLOW);
+	t.end({ 1 });
+	EXPECT_GT(t.info(1).heat, 0u);
+}
+
+// A seeded workload for the change tests: @hot pages sampled with probability 3/4 per period,
+// every other page with probability 1/32.
+class workload {
+public:
+	explicit workload(u32 npages) : npages_(npages) {}
+
+	std::set<u32> period(u32 hot_first, u32 hot_last)
+	{
+		std::set<u32> s;
+
+		for (u32 p = 0; p < npages_; p++) {
+			bool hot = p >= hot_first && p < hot_last;
+
+			if (next() < (hot ? 48u : 2u))
+				s.insert(p);
+		}
+		return s;
+	}
+
+private:
+	// 0..63
+	u32 next()
+	{
+		x_ = x_ * 6364136223846793005ULL + 1442695040888963407ULL;
+		return x_ >> 58;
+	}
+
+	u32 npages_;
+	uint64_t x_ = 42;
+};
+
+// When the hot set moves, the change test finds the new hot pages within two periods and they are
+// promoted at the full budget from then on, ahead of the confidence test; the old hot pages are
+// found idle and make room.  With the test off the first promotions wait for the slow average.
+TEST(PolicyChange, PhaseChangeJumps)
+{
+	const auto first_promotions = [](u8 bits) {
+		policy t(4096, 512, [bits](auto &p) {
+			p.budget = 64, p.min_resid = 4, p.idle_bits = bits, p.burst_bits = bits;
+		});
+		workload w(4096);
+		int first = -1;
+
+		t.place(0, 512, CXLT_TIER_FAST);
+		t.place(512, 4096, CXLT_TIER_SLOW);
+		for (int i = 0; i < 100; i++)
+			t.apply(t.end(w.period(0, 512)));
+		u64 rises = t.stats().rises, falls = t.stats().falls;
+
+		for (int i = 0; i < 40; i++) {
+			plan pl = t.end(w.period(2048, 2560));
+
+			if (first < 0 &&
+			    std::any_of(pl.promote.begin(), pl.promote.end(),
+					[](u32 p) { return p >= 2048 && p < 2560; }))
+				first = i;
+			t.apply(pl);
+		}
+		if (bits) {
+			EXPECT_GT(t.stats().rises, rises + 64);
+			EXPECT_GT(t.stats().falls, falls);
+		} else {
+			EXPECT_EQ(t.stats().changes, 0u);
+		}
+		return first;
+	};
+	int with = first_promotions(2), without = first_promotions(0);
+
+	EXPECT_GE(with, 0);
+	EXPECT_LE(with, 1) << "found after at most two periods";
+	EXPECT_GT(without, with + 2);
+}
+
+// Under stationary access the change test finds (almost) nothing, and nothing moves once the hot
+// pages are in.
+TEST(PolicyChange, StationaryAccessIsNoChange)
+{
+	policy t(4096, 512, [](auto &p) { p.budget = 64; });
+	workload w(4096);
+	u64 changes, moved = 0;
+
+	t.place(0, 512, CXLT_TIER_FAST);
+	t.place(512, 4096, CXLT_TIER_SLOW);
+	for (int i = 0; i < 100; i++)
+		t.apply(t.end(w.period(1024, 1536)));
+	changes = t.stats().changes;
+	for (int i = 0; i < 300; i++) {
+		plan pl = t.end(w.period(1024, 1536));
+
+		moved += pl.promote.size() + pl.demote.size();
+		t.apply(pl);
+	}
+	EXPECT_LE(t.stats().changes - changes, 4096u / 100) << "false changes";
+	EXPECT_LE(moved, 4096u / 100);
+	for (u32 p = 1024; p < 1536; p++)
+		EXPECT_EQ(t.tier(p), CXLT_TIER_FAST) << p;
 }
 
 } // namespace
