@@ -98,6 +98,8 @@ static struct cxlt_tunables {
 	u32 confidence;
 	u32 hyst_steps;
 	u32 min_resid;
+	u32 idle_fdr;
+	u32 burst_fdr;
 } cxlt_tun = {
 	.period_ms = 1000,
 	.budget_mbps = 64,
@@ -249,6 +251,8 @@ static void cxlt_params(struct cxlt_policy_params *p, u64 elapsed_ns)
 	p->confidence = READ_ONCE(cxlt_tun.confidence);
 	p->hyst_steps = READ_ONCE(cxlt_tun.hyst_steps);
 	p->min_resid = READ_ONCE(cxlt_tun.min_resid);
+	p->idle_fdr = READ_ONCE(cxlt_tun.idle_fdr);
+	p->burst_fdr = READ_ONCE(cxlt_tun.burst_fdr);
 }
 
 /* Clear what the old policy was told, so that the new one hears all of it. */
@@ -740,6 +744,10 @@ static struct cxlt_tun_attr cxlt_tun_attrs[] = {
 	  0, 255 },
 	{ __ATTR(min_resid, 0644, cxlt_tun_show, cxlt_tun_store), &cxlt_tun.min_resid,
 	  0, 255 },
+	{ __ATTR(idle_fdr, 0644, cxlt_tun_show, cxlt_tun_store), &cxlt_tun.idle_fdr,
+	  1, 255 },
+	{ __ATTR(burst_fdr, 0644, cxlt_tun_show, cxlt_tun_store), &cxlt_tun.burst_fdr,
+	  1, 255 },
 };
 
 static ssize_t heat_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
@@ -834,6 +842,8 @@ int cxlt_daemon_init(struct kobject *root)
 	cxlt_tun.confidence = p.confidence;
 	cxlt_tun.hyst_steps = p.hyst_steps;
 	cxlt_tun.min_resid = p.min_resid;
+	cxlt_tun.idle_fdr = p.idle_fdr;
+	cxlt_tun.burst_fdr = p.burst_fdr;
 	cxlt_tun.enable = daemon_enable;
 	if (cxlt_tun.wmark_high_mb > cxlt_fast_budget_pages() / CXLT_MB_PAGES) {
 		cxlt_tun.wmark_high_mb = cxlt_fast_budget_pages() / CXLT_MB_PAGES;

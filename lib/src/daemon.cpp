@@ -39,6 +39,8 @@ constexpr tunable_range tunable_ranges[] = {
 	{"confidence", 0, 255},
 	{"hyst_steps", 0, 255},
 	{"min_resid", 0, 255},
+	{"idle_fdr", 1, 255},
+	{"burst_fdr", 1, 255},
 };
 
 constexpr const char *counter_order[] = {

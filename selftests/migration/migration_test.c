@@ -536,6 +536,8 @@ TEST_F_TIMEOUT(mig, tunables, 30)
 		{ "confidence", { "256", "-1", "\n", "1e3" } },
 		{ "hyst_steps", { "256", "\n", "-3", "s" } },
 		{ "min_resid", { "256", "\n", "-1", "0x" } },
+		{ "idle_fdr", { "0", "256", "\n", "x" } },
+		{ "burst_fdr", { "0", "256", "-1", "\n" } },
 	};
 	char path[256];
 	unsigned int i, k;

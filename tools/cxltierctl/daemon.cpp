@@ -35,6 +35,8 @@ constexpr tunable_doc tunable_docs[] = {
 	{"confidence", "a slow page must beat a fast one by N/4 sigma of noise"},
 	{"hyst_steps", "...and by more than N steps of 1/8 octave"},
 	{"min_resid", "periods a page stays where it was moved"},
+	{"idle_fdr", "act on falls of heat only if at most 1/N are chance"},
+	{"burst_fdr", "the same for rises of heat"},
 };
 
 const char *meaning_of(const std::string &name)
