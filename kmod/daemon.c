@@ -237,9 +237,9 @@ static void cxlt_params(struct cxlt_policy_params *p, u64 elapsed_ns)
 
 	/* Fast pages of unmanaged regions (pinned-fast) are not the policy's room. */
 	p->fast_pages = budget - min(budget, used > managed_fast ? used - managed_fast : 0);
-	/* Never keep more than an eighth of the budget free (a small budget). */
+	/* Never keep more than 1/64 of the budget free (a small budget). */
 	p->wmark_high = min_t(u64, (u64)READ_ONCE(cxlt_tun.wmark_high_mb) * CXLT_MB_PAGES,
-			      p->fast_pages / 8);
+			      p->fast_pages / 64);
 	p->wmark_low = min_t(u64, (u64)READ_ONCE(cxlt_tun.wmark_low_mb) * CXLT_MB_PAGES,
 			     p->wmark_high);
 	moves = div_u64((u64)READ_ONCE(cxlt_tun.budget_mbps) * CXLT_MB_PAGES * elapsed_ns,
