@@ -275,6 +275,7 @@ static void cxlt_forget(struct cxlt_region *r)
 static bool cxlt_layout(struct cxlt_region **snap, int n, u64 gen)
 {
 	struct cxlt_policy_params p;
+	u64 limit = min_t(u64, U32_MAX, 2 * (u64)totalram_pages());
 	unsigned int nr = 0, i, k;
 	struct cxlt_lay *lay;
 	u64 total = 0;
@@ -300,9 +301,16 @@ static bool cxlt_layout(struct cxlt_region **snap, int n, u64 gen)
 	for (i = 0, k = 0; i < n; i++) {
 		if (!cxlt_managed(snap[i]))
 			continue;
-		/* The policy numbers pages in 32 bits; regions beyond are not managed. */
-		if (total + snap[i]->nr_pages > U32_MAX)
-			break;
+		/*
+		 * The policy keeps 6 bytes per region page, resident or not: a region
+		 * that would take the managed space beyond twice the host's memory
+		 * (a sparse giant, which can never be resident anyway) is not managed.
+		 */
+		if (total + snap[i]->nr_pages > limit) {
+			pr_info_once("daemon: region %s (%llu bytes) is larger than the host's memory allows the daemon to manage; its pages stay where they are\n",
+				     snap[i]->name, snap[i]->size);
+			continue;
+		}
 		lay[k].r = snap[i];
 		lay[k].base = total;
 		lay[k].nr = snap[i]->nr_pages;
@@ -311,7 +319,7 @@ static bool cxlt_layout(struct cxlt_region **snap, int n, u64 gen)
 		k++;
 	}
 	size = cxlt_policy_size(total);
-	cxlt_d.pol_mem = k ? kvzalloc(size, GFP_KERNEL) : NULL;
+	cxlt_d.pol_mem = k ? kvzalloc(size, GFP_KERNEL | __GFP_NOWARN) : NULL;
 	if (!cxlt_d.pol_mem) {
 		kvfree(lay);
 		return false;
