@@ -80,6 +80,8 @@ MODULE_PARM_DESC(daemon_enable,
 /* The observation window: where it starts, and its floor (a TCG guest's tick). */
 #define CXLT_WINDOW_START_NS	(100 * NSEC_PER_MSEC)
 #define CXLT_WINDOW_MIN_NS	(10 * NSEC_PER_MSEC)
+/* How often the window checks for regions only the daemon still holds. */
+#define CXLT_WATCH_STEP_MS	5
 
 /*
  * Tunables, in the units of their sysfs names.  Written under cxlt_tun_lock by
@@ -596,12 +598,44 @@ static void cxlt_decide(u64 sampled, u64 accessed)
 			  local_clock() - now);
 }
 
+static bool cxlt_laid_out(struct cxlt_region *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < cxlt_d.nr_lay; i++)
+		if (cxlt_d.lay[i].r == r)
+			return true;
+	return false;
+}
+
+/*
+ * Let the workload run for @ns with the window armed.  Returns true when it ended
+ * early because a region is referenced by the daemon only (destroyed, and its last
+ * user gone): its memory must not wait for the daemon's period.
+ */
+static bool cxlt_watch(u64 ns)
+{
+	unsigned long end = jiffies + (nsecs_to_jiffies(ns) ?: 1), step;
+	unsigned int i;
+
+	for (;;) {
+		for (i = 0; i < cxlt_d.nr_lay; i++)
+			if (kref_read(&cxlt_d.lay[i].r->ref) == 1)
+				return true;
+		if (kthread_should_stop() || !time_before(jiffies, end))
+			return false;
+		step = min(end - jiffies, msecs_to_jiffies(CXLT_WATCH_STEP_MS) ?: 1UL);
+		wait_event_freezable_timeout(cxlt_d.wq, kthread_should_stop(), step);
+	}
+}
+
 static void cxlt_daemon_period(void)
 {
 	u64 sampled = 0, accessed = 0, managed;
 	struct cxlt_policy_stats st;
 	struct cxlt_region **snap;
 	u32 win_len, win_lo;
+	bool orphan;
 	unsigned int i;
 	u64 gen;
 	int n;
@@ -613,6 +647,13 @@ static void cxlt_daemon_period(void)
 		atomic64_set(&cxlt_dstat.managed_pages, 0);
 		atomic64_set(&cxlt_dstat.fast_pages, 0);
 		goto out;
+	}
+	/* Hold only what the daemon works on: the others may go meanwhile. */
+	for (i = 0; i < n; i++) {
+		if (!cxlt_laid_out(snap[i])) {
+			cxlt_region_put(snap[i]);
+			snap[i] = NULL;
+		}
 	}
 
 	/*
@@ -634,11 +675,11 @@ static void cxlt_daemon_period(void)
 		cxlt_d.window_ns = CXLT_WINDOW_START_NS;
 	cxlt_d.window_ns = min_t(u64, cxlt_d.window_ns,
 				 (u64)READ_ONCE(cxlt_tun.period_ms) * NSEC_PER_MSEC);
-	wait_event_freezable_timeout(cxlt_d.wq, kthread_should_stop(),
-				     nsecs_to_jiffies(cxlt_d.window_ns) ?: 1);
+	orphan = cxlt_watch(cxlt_d.window_ns);
 	for (i = 0; i < cxlt_d.nr_lay; i++)
 		cxlt_sync_region(&cxlt_d.lay[i], win_lo, win_len, false, &sampled, &accessed);
-	cxlt_adapt_window(sampled, accessed);
+	if (!orphan)
+		cxlt_adapt_window(sampled, accessed);
 
 	cxlt_policy_get_stats(cxlt_d.pol, &st);
 	atomic64_set(&cxlt_dstat.managed_pages, st.nr_fast + st.nr_slow);
@@ -652,7 +693,8 @@ static void cxlt_daemon_period(void)
 	/* When the windows have covered every page, the policy's period ends. */
 	cxlt_d.wrapped = (u64)win_lo + win_len >= cxlt_d.npages;
 	cxlt_d.cursor = ((u64)win_lo + win_len) % cxlt_d.npages;
-	if (cxlt_d.wrapped)
+	/* A region only the daemon still holds goes now; decide next time. */
+	if (cxlt_d.wrapped && !orphan)
 		cxlt_decide(sampled, accessed);
 
 	if (cxlt_d.need_drain) {
@@ -661,7 +703,7 @@ static void cxlt_daemon_period(void)
 	}
 out:
 	for (i = 0; i < n; i++)
-		cxlt_region_put(snap[i]);
+		cxlt_region_put(snap[i]);	/* NULL: let go already */
 	kvfree(snap);
 }
 
