@@ -464,6 +464,16 @@ static int cxlt_check_range(const char *verb, struct cxlt_region *r, u64 offset,
 	return 0;
 }
 
+/* On a region file, the file selects the region: no id, no name. */
+static int cxlt_check_no_sel(const char *verb, u32 id, const char *name)
+{
+	if (id || name[0]) {
+		cxlt_bad(verb, "a region file selects the region: id and name must be empty");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /*
  * The region a command on /dev/cxltier (@r NULL) selects, referenced in *@found,
  * with access @mask checked; or @r, a region file's, whose access is its mode.
@@ -508,10 +518,8 @@ static long cxlt_ioc_hint(struct file *file, unsigned int cmd, void __user *uarg
 	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved));
 	if (!rc && !r)
 		rc = cxlt_check_sel(verb, a.flags, a.id, true, a.name);
-	if (!rc && r && (a.id || a.name[0])) {
-		cxlt_bad(verb, "a region file selects the region: id and name must be empty");
-		rc = -EINVAL;
-	}
+	if (!rc && r)
+		rc = cxlt_check_no_sel(verb, a.id, a.name);
 	if (!rc && a.hint > CXLTIER_HINT_MAX) {
 		cxlt_bad(verb, "unknown hint %u", a.hint);
 		rc = -EINVAL;
@@ -542,10 +550,8 @@ static long cxlt_ioc_pages(struct file *file, unsigned int cmd, void __user *uar
 	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved));
 	if (!rc && !r)
 		rc = cxlt_check_sel(verb, a.flags, a.id, true, a.name);
-	if (!rc && r && (a.id || a.name[0])) {
-		cxlt_bad(verb, "a region file selects the region: id and name must be empty");
-		rc = -EINVAL;
-	}
+	if (!rc && r)
+		rc = cxlt_check_no_sel(verb, a.id, a.name);
 	if (!rc && (!a.count || a.count > CXLTIER_PAGES_MAX)) {
 		cxlt_bad(verb, "count %u is out of range (1-%u)", a.count, CXLTIER_PAGES_MAX);
 		rc = -EINVAL;

@@ -114,13 +114,7 @@ static int cxlt_fence_page(struct cxlt_region *r, struct cxlt_rpage *rp, pgoff_t
 		return 0;
 	if (cxlt_rp_state(rp) != CXLT_RP_PRESENT || !cxlt_pfn_on(folio_pfn(folio), blade))
 		goto out;
-	cxlt_region_uncharge(r, cxlt_rp_node(rp), rp->bits & CXLT_RP_FAST);
-	cxlt_rp_update(rp, CXLT_RP_STATE_MASK | CXLT_RP_FAST,
-		       CXLT_RP_FENCED << CXLT_RP_STATE_SHIFT);
-	atomic_long_dec(&r->resident);
-	atomic_long_inc(&r->fenced);
-	/* Fenced before the folio leaves the cache: see cxlt_region_fault(). */
-	smp_wmb();
+	cxlt_region_fence_entry(r, rp);
 	/* Never handed out again: the page allocator keeps HWPoison pages. */
 	folio_set_hwpoison(folio);
 	unmap_mapping_pages(mapping, pgoff, 1, false);

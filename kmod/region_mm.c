@@ -791,6 +791,26 @@ const char *cxlt_policy_name(u32 policy)
 	return policy <= CXLTIER_POLICY_MAX ? cxlt_policy_names[policy] : "unknown";
 }
 
+/**
+ * cxlt_region_fence_entry() - mark a resident page of a region fenced
+ * @r: the region
+ * @rp: the page's entry, PRESENT; the caller holds the folio lock and drops the
+ *	folio from the page cache next
+ *
+ * The page's charge goes and it counts as fenced.  A fault that misses the page
+ * cache after the folio left it sees FENCED (the barrier pairs with the fault's).
+ */
+void cxlt_region_fence_entry(struct cxlt_region *r, struct cxlt_rpage *rp)
+{
+	cxlt_region_uncharge(r, cxlt_rp_node(rp), rp->bits & CXLT_RP_FAST);
+	cxlt_rp_update(rp, CXLT_RP_STATE_MASK | CXLT_RP_FAST,
+		       CXLT_RP_FENCED << CXLT_RP_STATE_SHIFT);
+	atomic_long_dec(&r->resident);
+	atomic_long_inc(&r->fenced);
+	/* FENCED is seen before the folio leaves the cache: see cxlt_region_fault(). */
+	smp_wmb();
+}
+
 /* --- address_space operations --------------------------------------------------------- */
 
 /*
@@ -838,15 +858,8 @@ static int cxlt_region_error_remove_folio(struct address_space *mapping,
 	struct cxlt_region *r = mapping->host->i_private;
 	struct cxlt_rpage *rp = cxlt_region_entry(r, folio->index, false);
 
-	if (rp && cxlt_rp_state(rp) == CXLT_RP_PRESENT) {
-		cxlt_region_uncharge(r, cxlt_rp_node(rp), rp->bits & CXLT_RP_FAST);
-		cxlt_rp_update(rp, CXLT_RP_STATE_MASK | CXLT_RP_FAST,
-			       CXLT_RP_FENCED << CXLT_RP_STATE_SHIFT);
-		atomic_long_dec(&r->resident);
-		atomic_long_inc(&r->fenced);
-		/* Fenced before the folio leaves the cache: see cxlt_region_fault(). */
-		smp_wmb();
-	}
+	if (rp && cxlt_rp_state(rp) == CXLT_RP_PRESENT)
+		cxlt_region_fence_entry(r, rp);
 	return generic_error_remove_folio(mapping, folio);
 }
 

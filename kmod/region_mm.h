@@ -182,5 +182,6 @@ unsigned long cxlt_fast_used_pages(void);
 struct folio *cxlt_region_alloc_target(struct cxlt_region *r, unsigned long pgoff,
 				       bool fast, int *nidp);
 void cxlt_region_uncharge(struct cxlt_region *r, int nid, bool fast);
+void cxlt_region_fence_entry(struct cxlt_region *r, struct cxlt_rpage *rp);
 
 #endif /* _CXLT_REGION_MM_H */

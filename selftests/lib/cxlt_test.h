@@ -231,4 +231,33 @@ static inline int cxlt_add_ram_tiers(char added[][64], int nr, int max)
 	return nr;
 }
 
+/* The NUMA nodes of the registered tiers, up to @max; returns how many. */
+static inline int cxlt_tier_nodes(int *nodes, int max)
+{
+	glob_t g;
+	size_t i;
+	int n = 0;
+
+	if (glob(CXLT_SYSFS "/tiers/*/node", 0, NULL, &g))
+		return 0;
+	for (i = 0; i < g.gl_pathc && n < max; i++) {
+		char v[16];
+
+		if (!cxlt_read(g.gl_pathv[i], v, sizeof(v)))
+			nodes[n++] = atoi(v);
+	}
+	globfree(&g);
+	return n;
+}
+
+/* Remove the @nr tiers a group added (cxlt_add_ram_tiers()), saying which fail. */
+static inline void cxlt_remove_tiers(char added[][64], int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (cxlt_write(CXLT_SYSFS "/tier_remove", added[i]))
+			fprintf(stderr, "# cannot remove tier %s\n", added[i]);
+}
+
 #endif /* CXLT_TEST_H */

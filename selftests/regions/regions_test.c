@@ -1286,19 +1286,8 @@ static int nr_added;
 /* Register committed CXL RAM regions that are not tiers yet, up to GROUP_TIERS. */
 static void tiers_setup(void)
 {
-	glob_t g;
-	size_t i;
-
 	nr_added = cxlt_add_ram_tiers(added, nr_added, GROUP_TIERS);
-	if (glob(CXLT_SYSFS "/tiers/*/node", 0, NULL, &g))
-		return;
-	for (i = 0; i < g.gl_pathc && nr_tiers < MAX_TIERS; i++) {
-		char v[16];
-
-		if (!cxlt_read(g.gl_pathv[i], v, sizeof(v)))
-			tier_nodes[nr_tiers++] = atoi(v);
-	}
-	globfree(&g);
+	nr_tiers = cxlt_tier_nodes(tier_nodes, MAX_TIERS);
 }
 
 static pid_t main_pid;
@@ -1306,13 +1295,8 @@ static pid_t main_pid;
 /* At exit of the main process only (test processes are its forks). */
 static void tiers_teardown(void)
 {
-	int i;
-
-	if (getpid() != main_pid)
-		return;
-	for (i = 0; i < nr_added; i++)
-		if (cxlt_write(CXLT_SYSFS "/tier_remove", added[i]))
-			fprintf(stderr, "# cannot remove tier %s\n", added[i]);
+	if (getpid() == main_pid)
+		cxlt_remove_tiers(added, nr_added);
 }
 
 int main(int argc, char **argv)
