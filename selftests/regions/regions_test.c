@@ -465,6 +465,7 @@ TEST_F_TIMEOUT(region, survives_creator_exit, 10)
 TEST_F_TIMEOUT(region, destroy_deferred, 40)
 {
 	long before, during, after;
+	double t0;
 	struct rstat s;
 	uint32_t id2;
 	int fd2;
@@ -497,9 +498,15 @@ TEST_F_TIMEOUT(region, destroy_deferred, 40)
 	close(fd2);
 
 	EXPECT_EQ(0, munmap(self->p, self->len));
-	after = free_kb();
-	TH_LOG("free KiB: %ld before, %ld while mapped, %ld after the last munmap",
-	       before, during, after);
+	/*
+	 * The migration daemon may be looking at a fast-first region at this moment:
+	 * it is then the region's last holder and lets go within its current step
+	 * (milliseconds; longer on the debug kernel).
+	 */
+	for (t0 = now_ns(); (after = free_kb()) < before - 1024 && now_ns() - t0 < 5e9;)
+		usleep(10000);
+	TH_LOG("free KiB: %ld before, %ld while mapped, %ld after the last munmap (%.0f ms later)",
+	       before, during, after, (now_ns() - t0) / 1e6);
 	/* The region's pages, give or take what the rest of the system did meanwhile. */
 	EXPECT_LE(labs(before - during - (long)(self->len / 1024)), 1024);
 	EXPECT_LE(labs(before - after), 1024);
