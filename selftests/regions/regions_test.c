@@ -1300,10 +1300,16 @@ static void tiers_setup(void)
 static pid_t main_pid;
 
 /* At exit of the main process only (test processes are its forks). */
+/* The daemon's enable switch before the group turned it off ("" when it has none). */
+static char daemon_was[8];
+
 static void tiers_teardown(void)
 {
-	if (getpid() == main_pid)
-		cxlt_remove_tiers(added, nr_added);
+	if (getpid() != main_pid)
+		return;
+	cxlt_remove_tiers(added, nr_added);
+	if (daemon_was[0])
+		cxlt_write(CXLT_SYSFS "/daemon/enable", daemon_was);
 }
 
 int main(int argc, char **argv)
@@ -1313,6 +1319,13 @@ int main(int argc, char **argv)
 	/* test_harness_run() exits; remove the tiers this group added then. */
 	main_pid = getpid();
 	atexit(tiers_teardown);
+	/*
+	 * These tests check where first touch puts pages (move_pages(2) and STAT must
+	 * agree page by page): the migration daemon, which moves pages and unmaps them
+	 * to sample them, is off for the group (selftests/migration tests it).
+	 */
+	if (!cxlt_read(CXLT_SYSFS "/daemon/enable", daemon_was, sizeof(daemon_was)))
+		cxlt_write(CXLT_SYSFS "/daemon/enable", "0");
 	if (cxlt_module_loaded())
 		tiers_setup();
 	printf("# %d tier node(s) for this run:", nr_tiers);
