@@ -364,6 +364,149 @@ struct cxltier_pages {
 #define CXLTIER_PAGES_FLAGS		CXLTIER_BY_ID
 #define CXLTIER_PAGES_MAX		(1U << 20)
 
+/**
+ * struct cxltier_replace - CXLTIER_IOC_REPLACE: fresh pages for fenced ones
+ * @size: (in) sizeof(struct cxltier_replace)
+ * @flags: (in) on /dev/cxltier: CXLTIER_BY_ID or 0; on a region fd: 0
+ * @id: (in) with CXLTIER_BY_ID, else 0
+ * @reserved0: must be zero
+ * @name: (in) on /dev/cxltier without CXLTIER_BY_ID, else empty
+ * @offset: (in) first byte, a multiple of the page size, within the region
+ * @length: (in) bytes, a nonzero multiple of the page size, within the region
+ * @replaced: (out) fenced pages of the range that were replaced
+ * @reserved: must be zero
+ * Every fenced page of the range becomes unallocated again: the next access
+ * allocates a zeroed page on a healthy node (as a first touch does) instead of
+ * getting SIGBUS.  The data is gone; the application restores it.  Pages that are
+ * not fenced are left alone.  Needs write access to the region.
+ */
+struct cxltier_replace {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 reserved0;
+	char name[CXLTIER_NAME_MAX];
+	__u64 offset;
+	__u64 length;
+	__u64 replaced;
+	__u64 reserved[2];
+};
+
+#define CXLTIER_REPLACE_FLAGS		CXLTIER_BY_ID
+
+/* What struct cxltier_event records. */
+#define CXLTIER_EVENT_FENCE		1	/* a blade was fenced */
+#define CXLTIER_EVENT_FENCE_PAGE	2	/* region pages were fenced (media error) */
+#define CXLTIER_EVENT_REPLACE		3	/* fenced pages were replaced */
+#define CXLTIER_EVENT_POISON		4	/* a blade reported poison or an error */
+#define CXLTIER_EVENT_DRAIN		5	/* a blade was drained: out of service */
+#define CXLTIER_EVENT_RESTORE		6	/* a blade is back in service */
+#define CXLTIER_EVENT_MAX		CXLTIER_EVENT_RESTORE
+
+/* Why: struct cxltier_event's @cause. */
+#define CXLTIER_CAUSE_ADMIN		1	/* asked for (sysfs, cxltierctl) */
+#define CXLTIER_CAUSE_UNBIND		2	/* the memdev or its CXL region went away */
+#define CXLTIER_CAUSE_POISON		3	/* poison records (poison list, inject) */
+#define CXLTIER_CAUSE_MEDIA		4	/* general media / DRAM event records */
+#define CXLTIER_CAUSE_UNCORRECTABLE	5	/* an uncorrectable (AER) error */
+#define CXLTIER_CAUSE_MAX		CXLTIER_CAUSE_UNCORRECTABLE
+
+/**
+ * struct cxltier_event - one record of the event log
+ * @seq: its number, from 1, increasing by one per record
+ * @time_ns: when it happened, CLOCK_REALTIME
+ * @type: CXLTIER_EVENT_*
+ * @cause: CXLTIER_CAUSE_*
+ * @blade: the memdev, e.g. "mem0"; empty for REPLACE
+ * @region_id: the global region (FENCE_PAGE, REPLACE), else 0
+ * @reserved0: zero
+ * @region: its name, else empty
+ * @offset: byte offset in the region (FENCE_PAGE, REPLACE); the host physical
+ *	address for POISON; else 0
+ * @pages: pages fenced (region pages and system-RAM pages), replaced or drained
+ * @ram_pages: of @pages, system-RAM pages (FENCE)
+ * @duration_ns: from the trigger to the last page fenced or drained
+ * @reserved: zero
+ */
+struct cxltier_event {
+	__u64 seq;
+	__u64 time_ns;
+	__u32 type;
+	__u32 cause;
+	char blade[CXLTIER_BLADE_NAME_MAX];
+	__u32 region_id;
+	__u32 reserved0;
+	char region[CXLTIER_NAME_MAX];
+	__u64 offset;
+	__u64 pages;
+	__u64 ram_pages;
+	__u64 duration_ns;
+	__u64 reserved[2];
+};
+
+/**
+ * struct cxltier_events - CXLTIER_IOC_EVENTS: read the event log
+ * @size: (in) sizeof(struct cxltier_events)
+ * @flags: (in) CXLTIER_EVENTS_WAIT: sleep (interruptibly) until a record @seq or
+ *	later exists
+ * @seq: (in) the first record wanted (0 or 1: the oldest kept); (out) the number
+ *	of the record after the last one returned
+ * @count: (in) room in @events, at least 1, at most CXLTIER_EVENTS_MAX; (out)
+ *	records written
+ * @lost: (out) records from the @seq asked for that are no longer kept
+ * @events: (in) user address of struct cxltier_event[@count]
+ * @reserved: must be zero
+ * The log keeps the newest CXLTIER_EVENTS_KEPT records.  Anyone who may open
+ * /dev/cxltier may read it.
+ */
+struct cxltier_events {
+	__u32 size;
+	__u32 flags;
+	__u64 seq;
+	__u32 count;
+	__u32 lost;
+	__u64 events;
+	__u64 reserved[2];
+};
+
+#define CXLTIER_EVENTS_WAIT		(1U << 0)
+#define CXLTIER_EVENTS_FLAGS		CXLTIER_EVENTS_WAIT
+#define CXLTIER_EVENTS_MAX		1024
+#define CXLTIER_EVENTS_KEPT		1024
+
+/**
+ * struct cxltier_fenced - CXLTIER_IOC_FENCED: why a page is fenced
+ * @size: (in) sizeof(struct cxltier_fenced)
+ * @flags: (in) on /dev/cxltier: CXLTIER_BY_ID or 0; on a region fd: 0
+ * @id: (in) with CXLTIER_BY_ID, else 0
+ * @fenced: (out) 1 when the page at @offset is fenced, else 0 (the rest is zero)
+ * @name: (in) on /dev/cxltier without CXLTIER_BY_ID, else empty
+ * @offset: (in) a byte of the region
+ * @time_ns: (out) when it was fenced, CLOCK_REALTIME
+ * @cause: (out) CXLTIER_CAUSE_*
+ * @reserved0: zero
+ * @blade: (out) the blade it was on (the first, for a page interleaved over
+ *	several)
+ * @reserved: must be zero
+ * Async-signal-safe to call (one system call): a SIGBUS handler asks it.  Needs
+ * read access.
+ */
+struct cxltier_fenced {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 fenced;
+	char name[CXLTIER_NAME_MAX];
+	__u64 offset;
+	__u64 time_ns;
+	__u32 cause;
+	__u32 reserved0;
+	char blade[CXLTIER_BLADE_NAME_MAX];
+	__u64 reserved[2];
+};
+
+#define CXLTIER_FENCED_FLAGS		CXLTIER_BY_ID
+
 /* ioctl type 0xC7, numbers 0x00-0x0F (free in ioctl-number.rst as of Linux 6.12). */
 #define CXLTIER_IOC_MAGIC		0xC7
 
@@ -379,5 +522,10 @@ struct cxltier_pages {
 /* Also on a region fd. */
 #define CXLTIER_IOC_HINT		_IOW(CXLTIER_IOC_MAGIC, 0x07, struct cxltier_hint)
 #define CXLTIER_IOC_PAGES		_IOWR(CXLTIER_IOC_MAGIC, 0x08, struct cxltier_pages)
+/* Also on a region fd. */
+#define CXLTIER_IOC_REPLACE		_IOWR(CXLTIER_IOC_MAGIC, 0x09, struct cxltier_replace)
+#define CXLTIER_IOC_EVENTS		_IOWR(CXLTIER_IOC_MAGIC, 0x0A, struct cxltier_events)
+/* Also on a region fd. */
+#define CXLTIER_IOC_FENCED		_IOWR(CXLTIER_IOC_MAGIC, 0x0B, struct cxltier_fenced)
 
 #endif /* _UAPI_LINUX_CXLTIER_H */
