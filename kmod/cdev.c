@@ -39,6 +39,7 @@
 
 #include "cxltier.h"
 #include "cdev.h"
+#include "events.h"
 #include "region.h"
 #include "region_mm.h"
 
@@ -567,6 +568,85 @@ static long cxlt_ioc_pages(struct file *file, unsigned int cmd, void __user *uar
 	       cxlt_region_pages(r, &a) ?: cxlt_copy_out(cmd, uarg, &a, sizeof(a));
 }
 
+/* REPLACE on /dev/cxltier (@r NULL: select by the struct) or on a region file (@r). */
+static long cxlt_ioc_replace(struct file *file, unsigned int cmd, void __user *uarg,
+			     struct cxlt_region *r)
+{
+	static const char verb[] = "replace";
+	struct cxlt_region *found __free(cxlt_region_put) = NULL;
+	struct cxltier_replace a;
+	long rc;
+
+	rc = cxlt_copy_in(verb, cmd, &a, sizeof(a), uarg) ?:
+	     cxlt_check_flags(verb, a.flags, r ? 0 : CXLTIER_REPLACE_FLAGS) ?:
+	     cxlt_check_zero(verb, &a.reserved0, sizeof(a.reserved0)) ?:
+	     cxlt_check_zero(verb, &a.replaced, sizeof(a.replaced)) ?:
+	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved));
+	if (!rc && !r)
+		rc = cxlt_check_sel(verb, a.flags, a.id, true, a.name);
+	if (!rc && r)
+		rc = cxlt_check_no_sel(verb, a.id, a.name);
+	if (!rc)
+		rc = cxlt_check_aligned(verb, a.offset, a.length);
+	if (rc)
+		return rc;
+	r = cxlt_ioc_region(verb, file, r, a.flags, a.id, a.name, MAY_WRITE, &found);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	return cxlt_check_range(verb, r, a.offset, a.length) ?:
+	       cxlt_region_replace(r, &a) ?: cxlt_copy_out(cmd, uarg, &a, sizeof(a));
+}
+
+/* FENCED on /dev/cxltier (@r NULL: select by the struct) or on a region file (@r). */
+static long cxlt_ioc_fenced(struct file *file, unsigned int cmd, void __user *uarg,
+			    struct cxlt_region *r)
+{
+	static const char verb[] = "fenced";
+	struct cxlt_region *found __free(cxlt_region_put) = NULL;
+	struct cxltier_fenced a;
+	long rc;
+
+	rc = cxlt_copy_in(verb, cmd, &a, sizeof(a), uarg) ?:
+	     cxlt_check_flags(verb, a.flags, r ? 0 : CXLTIER_FENCED_FLAGS) ?:
+	     cxlt_check_zero(verb, &a.fenced, sizeof(a.fenced)) ?:
+	     cxlt_check_zero(verb, &a.time_ns, offsetof(typeof(a), reserved) -
+			     offsetof(typeof(a), time_ns)) ?:
+	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved));
+	if (!rc && !r)
+		rc = cxlt_check_sel(verb, a.flags, a.id, true, a.name);
+	if (!rc && r)
+		rc = cxlt_check_no_sel(verb, a.id, a.name);
+	if (rc)
+		return rc;
+	r = cxlt_ioc_region(verb, file, r, a.flags, a.id, a.name, MAY_READ, &found);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	rc = cxlt_check_range(verb, r, a.offset & PAGE_MASK, PAGE_SIZE);
+	if (rc)
+		return rc;
+	cxlt_region_fenced(r, &a);
+	return cxlt_copy_out(cmd, uarg, &a, sizeof(a));
+}
+
+static long cxlt_ioc_events(unsigned int cmd, void __user *uarg)
+{
+	static const char verb[] = "events";
+	struct cxltier_events a;
+	long rc;
+
+	rc = cxlt_copy_in(verb, cmd, &a, sizeof(a), uarg) ?:
+	     cxlt_check_flags(verb, a.flags, CXLTIER_EVENTS_FLAGS) ?:
+	     cxlt_check_zero(verb, &a.lost, sizeof(a.lost)) ?:
+	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved));
+	if (!rc && (!a.count || a.count > CXLTIER_EVENTS_MAX)) {
+		cxlt_bad(verb, "count %u is out of range (1-%u)", a.count, CXLTIER_EVENTS_MAX);
+		rc = -EINVAL;
+	}
+	if (rc)
+		return rc;
+	return cxlt_events_read(&a) ?: cxlt_copy_out(cmd, uarg, &a, sizeof(a));
+}
+
 /* Direction and size checks are per verb; the number selects the verb. */
 static bool cxlt_cmd_is(unsigned int cmd, unsigned int want)
 {
@@ -596,12 +676,19 @@ static long cxlt_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long a
 		return cxlt_ioc_hint(file, cmd, uarg, NULL);
 	if (cxlt_cmd_is(cmd, CXLTIER_IOC_PAGES))
 		return cxlt_ioc_pages(file, cmd, uarg, NULL);
+	if (cxlt_cmd_is(cmd, CXLTIER_IOC_REPLACE))
+		return cxlt_ioc_replace(file, cmd, uarg, NULL);
+	if (cxlt_cmd_is(cmd, CXLTIER_IOC_EVENTS))
+		return cxlt_ioc_events(cmd, uarg);
+	if (cxlt_cmd_is(cmd, CXLTIER_IOC_FENCED))
+		return cxlt_ioc_fenced(file, cmd, uarg, NULL);
 	cxlt_bad("?", "unknown command %#x", cmd);
 	return -ENOTTY;
 }
 
 /**
- * cxlt_region_file_ioctl() - ioctl of a region file: STAT, HINT and PAGES
+ * cxlt_region_file_ioctl() - ioctl of a region file: STAT, HINT, PAGES, REPLACE
+ *	and FENCED
  * @file: the region file
  * @cmd: command
  * @arg: user address of its struct
@@ -618,6 +705,10 @@ static long cxlt_region_file_ioctl(struct file *file, unsigned int cmd, unsigned
 		return cxlt_ioc_hint(file, cmd, uarg, file->private_data);
 	if (cxlt_cmd_is(cmd, CXLTIER_IOC_PAGES))
 		return cxlt_ioc_pages(file, cmd, uarg, file->private_data);
+	if (cxlt_cmd_is(cmd, CXLTIER_IOC_REPLACE))
+		return cxlt_ioc_replace(file, cmd, uarg, file->private_data);
+	if (cxlt_cmd_is(cmd, CXLTIER_IOC_FENCED))
+		return cxlt_ioc_fenced(file, cmd, uarg, file->private_data);
 	cxlt_bad("?", "unknown command %#x on a region file", cmd);
 	return -ENOTTY;
 }

@@ -97,6 +97,17 @@ static int cxlt_decoder_memdev(const char *name, char *out, size_t outlen)
 	return rc;
 }
 
+/* Where endpoint decoder @name's range starts on its device; 0 when unknown. */
+static void cxlt_decoder_dpa_base(const char *name, u64 *base)
+{
+	struct device *dec __free(put_device) =
+		bus_find_device_by_name(&cxl_bus_type, NULL, name);
+
+	*base = 0;
+	if (dec)
+		cxlt_dev_attr_u64(dec, NULL, "dpa_resource", base);
+}
+
 /**
  * cxlt_cxl_region_info() - read the parameters of a CXL region
  * @region: a cxl_region device (the caller holds a reference)
@@ -146,6 +157,7 @@ int cxlt_cxl_region_info(struct device *region, struct cxlt_cxl_region_info *inf
 			break;
 		if (cxlt_decoder_memdev(name, info->blades[i], CXLT_NAME_LEN))
 			break;
+		cxlt_decoder_dpa_base(name, &info->dpa_base[i]);
 		info->nr_blades++;
 	}
 

@@ -30,6 +30,7 @@ enum cxlt_cxl_region_state {
  * @nid: node of the address range (its CXL window's), NUMA_NO_NODE when unknown
  * @nr_blades: targets set so far
  * @blades: memdev names of the targets, in interleave position order
+ * @dpa_base: first device physical address of each target's endpoint decoder
  * @dax_dev: the region's dax device (dax0.0) when dax_cxl made one, else empty
  */
 struct cxlt_cxl_region_info {
@@ -42,6 +43,7 @@ struct cxlt_cxl_region_info {
 	int nid;
 	u32 nr_blades;
 	char blades[CXLT_MAX_WAYS][CXLT_NAME_LEN];
+	u64 dpa_base[CXLT_MAX_WAYS];
 	char dax_dev[CXLT_NAME_LEN];
 };
 

@@ -34,6 +34,7 @@
 #include "cxlr.h"
 #include "devattr.h"
 #include "discover.h"
+#include "failure.h"
 #include "fence.h"
 #include "tier.h"
 
@@ -57,8 +58,11 @@ MODULE_PARM_DESC(rescan_delay_ms,
  * @pmem_size: persistent capacity in bytes
  * @pci_dev: PCI address of the device's function
  * @seen: scratch flag of the scan in progress, under cxlt_disc.lock
+ * @gone: the memdev is gone but the blade was fenced: it stays listed (state
+ *	fenced) until a memdev of the same name appears; under cxlt_disc.lock
+ * @replaced: a new memdev has this one's name: drop it; under cxlt_disc.lock
  *
- * Everything but @seen is written once before the kobject is added and never
+ * Everything but @seen, @gone and @replaced is written once before the kobject is added and never
  * changes, so show() methods read it without the lock.
  */
 struct cxlt_blade {
@@ -70,6 +74,8 @@ struct cxlt_blade {
 	u64 pmem_size;
 	char pci_dev[CXLT_NAME_LEN];
 	bool seen;
+	bool gone;
+	bool replaced;
 };
 
 /**
@@ -147,11 +153,36 @@ static ssize_t blade_state_show(struct kobject *kobj, struct kobj_attribute *att
 				char *buf)
 {
 	struct cxlt_blade *blade = to_blade(kobj);
+	enum cxlt_svc svc = cxlt_blade_svc(dev_name(blade->dev));
 
-	if (cxlt_blade_fenced(dev_name(blade->dev)))
-		return sysfs_emit(buf, "fenced\n");
+	if (svc != CXLT_SVC_IN)
+		return sysfs_emit(buf, "%s\n", cxlt_svc_name(svc));
 	return sysfs_emit(buf, "%s\n", cxlt_blade_online(blade) ? "online" : "offline");
 }
+
+/* A counter of the blade's health slot (health.c); 0 when it has none. */
+static ssize_t cxlt_blade_counter(struct kobject *kobj, char *buf, size_t off, u64 div)
+{
+	struct cxlt_health *h = cxlt_health_find(dev_name(to_blade(kobj)->dev), false);
+
+	return sysfs_emit(buf, "%lld\n", h ? atomic64_read((atomic64_t *)((char *)h + off)) /
+					     div : 0);
+}
+
+#define CXLT_BLADE_COUNTER(_name, _field, _div)					\
+static ssize_t blade_##_name##_show(struct kobject *kobj, struct kobj_attribute *attr,	\
+				    char *buf)						\
+{											\
+	return cxlt_blade_counter(kobj, buf, offsetof(struct cxlt_health, _field), _div);\
+}											\
+static struct kobj_attribute blade_attr_##_name = __ATTR(_name, 0444, blade_##_name##_show, NULL)
+
+CXLT_BLADE_COUNTER(fenced_pages, fenced_pages, 1);
+CXLT_BLADE_COUNTER(fence_us, fence_ns, NSEC_PER_USEC);
+CXLT_BLADE_COUNTER(poisoned_pages, poisoned, 1);
+CXLT_BLADE_COUNTER(drained_pages, drained_pages, 1);
+CXLT_BLADE_COUNTER(drain_left, drain_left, 1);
+CXLT_BLADE_COUNTER(drain_us, drain_ns, NSEC_PER_USEC);
 
 /* The CXL regions that map part of the blade: names separated by spaces, newline. */
 static ssize_t blade_cxl_regions_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -199,6 +230,12 @@ static struct attribute *cxlt_blade_attrs[] = {
 	&blade_attr_pci_dev.attr,
 	&blade_attr_state.attr,
 	&blade_attr_cxl_regions.attr,
+	&blade_attr_fenced_pages.attr,
+	&blade_attr_fence_us.attr,
+	&blade_attr_poisoned_pages.attr,
+	&blade_attr_drained_pages.attr,
+	&blade_attr_drain_left.attr,
+	&blade_attr_drain_us.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(cxlt_blade);
@@ -238,6 +275,13 @@ static void cxlt_blade_found(struct device *dev)
 	if (blade) {
 		blade->seen = true;
 		return;
+	}
+	/* A fenced blade that went away keeps the name until the rescan drops it. */
+	list_for_each_entry(blade, &cxlt_disc.blades, node) {
+		if (blade->gone && !strcmp(dev_name(blade->dev), dev_name(dev))) {
+			blade->replaced = true;
+			return;
+		}
 	}
 
 	blade = kzalloc(sizeof(*blade), GFP_KERNEL);
@@ -431,7 +475,9 @@ int cxlt_rescan(void)
 	struct cxlt_blade *blade, *btmp;
 	LIST_HEAD(gone_blades);
 	LIST_HEAD(gone_regions);
+	bool again = false;
 
+rescan:
 	scoped_guard(mutex, &cxlt_disc.lock) {
 		/* Not set up yet (a write to rescan while the module loads), or exiting. */
 		if (!cxlt_disc.blades_dir || cxlt_disc.dying)
@@ -443,9 +489,19 @@ int cxlt_rescan(void)
 
 		bus_for_each_dev(&cxl_bus_type, NULL, NULL, cxlt_scan_one);
 
-		list_for_each_entry_safe(blade, btmp, &cxlt_disc.blades, node)
-			if (!blade->seen)
+		list_for_each_entry_safe(blade, btmp, &cxlt_disc.blades, node) {
+			if (blade->replaced) {
 				list_move(&blade->node, &gone_blades);
+				again = true;
+			} else if (!blade->seen && !blade->gone &&
+				   cxlt_blade_fenced(dev_name(blade->dev))) {
+				blade->gone = true;
+				pr_info("blade %s is gone; it stays listed as fenced\n",
+					dev_name(blade->dev));
+			} else if (!blade->seen && !blade->gone) {
+				list_move(&blade->node, &gone_blades);
+			}
+		}
 		list_for_each_entry_safe(cxlr, rtmp, &cxlt_disc.cxl_regions, node)
 			if (!cxlr->seen)
 				list_move(&cxlr->node, &gone_regions);
@@ -464,6 +520,11 @@ int cxlt_rescan(void)
 		kobject_del(&cxlr->kobj);
 		kobject_put(&cxlr->kobj);
 	}
+	/* A replaced blade's name is free now: mirror the new memdev. */
+	if (again) {
+		again = false;
+		goto rescan;
+	}
 	cxlt_tiers_auto_register();
 	return 0;
 }
@@ -477,15 +538,8 @@ static int cxlt_cxl_bus_event(struct notifier_block *nb, unsigned long action, v
 {
 	struct device *dev = data;
 
-	/*
-	 * The tier's memory stays online, but the CXL core may now tear down the
-	 * decoders behind it: say so loudly.  Draining or fencing it is the job of the
-	 * blade failure handling.
-	 */
-	if (action == BUS_NOTIFY_UNBIND_DRIVER && cxlt_dev_is_type(dev, "cxl_region") &&
-	    cxlt_tier_registered(dev))
-		pr_crit("cxl region %s is being unbound while it is a tier: its memory is still online\n",
-			dev_name(dev));
+	/* A blade or a tier's region going away: fence first (failure.c). */
+	cxlt_failure_bus_event(dev, action);
 
 	switch (action) {
 	case BUS_NOTIFY_ADD_DEVICE:

@@ -18,6 +18,9 @@
 #include "daemon.h"
 #include "devattr.h"
 #include "discover.h"
+#include "drain.h"
+#include "failure.h"
+#include "fence.h"
 #include "region.h"
 #include "sysfs.h"
 #include "tier.h"
@@ -29,6 +32,8 @@ static int __init cxlt_init(void)
 {
 	int rc;
 
+	cxlt_fence_init();
+	cxlt_drain_init();
 	rc = cxlt_devattr_init();
 	if (rc)
 		return rc;
@@ -52,6 +57,7 @@ static int __init cxlt_init(void)
 	 * everything that could still fail has succeeded.
 	 */
 	cxlt_tiers_start(cxlt_sysfs_tiers_dir());
+	cxlt_failure_init();
 	return 0;
 
 err_cdev:
@@ -69,10 +75,12 @@ err_devattr:
 
 static void __exit cxlt_exit(void)
 {
+	cxlt_failure_exit();
 	cxlt_daemon_exit();
 	cxlt_cdev_exit();
 	cxlt_regions_exit();
 	cxlt_discover_exit();
+	cxlt_fence_exit();
 	cxlt_tiers_exit();
 	cxlt_sysfs_exit();
 	cxlt_devattr_exit();

@@ -49,6 +49,7 @@
 #include "region_mm.h"
 #include "region_types.h"
 #include "tier.h"
+#include "tier.h"
 #include "trace.h"
 
 /* Pages unmapped together; a run's folio pointers live on the stack. */
@@ -210,6 +211,12 @@ static void cxlt_migrate_run(struct cxlt_region *r, struct cxlt_move *mv, unsign
 		else if (mv[i].result == CXLT_MV_POISON)
 			atomic64_inc(&r->mig.failed);
 		folio_unlock(src[i]);
+		/*
+		 * The copy hit poison: the kernel's memory_failure() fences the page
+		 * (cxlt_region_error_remove_folio()); queued, as it takes the lock.
+		 */
+		if (mv[i].result == CXLT_MV_POISON)
+			memory_failure_queue(folio_pfn(src[i]), 0);
 		folio_put(src[i]);
 	}
 	lock_map_release(&cxlt_page_lockdep_map);

@@ -48,13 +48,17 @@
 #include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
 
 #include "cxltier.h"
+#include "events.h"
+#include "health.h"
 #include "region.h"
 #include "region_mm.h"
+#include "tier.h"
 #include "user.h"
 
 /* Blades counted per stat call; a pool with more reports the first ones. */
@@ -258,6 +262,113 @@ int cxlt_region_hint(struct cxlt_region *r, const struct cxltier_hint *args)
 			cond_resched();
 	}
 	return 0;
+}
+
+/*
+ * Make way for a fresh page at @pg: zap what memory_failure() left in the page
+ * tables (hwpoison entries, which only an even_cows zap removes) and drop a
+ * poisoned folio that stayed in the page cache.  False when the folio stays.
+ */
+static bool cxlt_replace_drop_folio(struct cxlt_region *r, unsigned long pg)
+{
+	struct address_space *mapping = r->inode->i_mapping;
+	struct folio *folio;
+	bool gone;
+
+	unmap_mapping_pages(mapping, pg, 1, true);
+	folio = filemap_lock_folio(mapping, pg);
+	if (IS_ERR(folio))
+		return true;
+	unmap_mapping_pages(mapping, pg, 1, true);
+	gone = !generic_error_remove_folio(mapping, folio);
+	folio_unlock(folio);
+	folio_put(folio);
+	return gone;
+}
+
+/**
+ * cxlt_region_replace() - fresh pages for the fenced pages of a range
+ *	(CXLTIER_IOC_REPLACE)
+ * @r: the region, referenced, write access checked
+ * @args: the validated arguments (range within the region); @replaced is set
+ *
+ * FENCED -> EMPTY: the next touch allocates a zeroed page on a healthy node, as a
+ * first touch does.  The fault path reads the state without the folio lock; the
+ * change is one cmpxchg from FENCED, so two replacements never count a page twice.
+ *
+ * Context: process context.
+ * Return: 0.
+ */
+int cxlt_region_replace(struct cxlt_region *r, struct cxltier_replace *args)
+{
+	unsigned long pg = args->offset >> PAGE_SHIFT;
+	unsigned long end = pg + (args->length >> PAGE_SHIFT);
+	struct cxlt_rpage *rp;
+	unsigned long old;
+	u64 n = 0;
+
+	for (; pg < end; pg++) {
+		if (!(pg % CXLT_RP_PER_CHUNK))
+			cond_resched();
+		rp = cxlt_region_entry(r, pg, false);
+		if (!rp) {
+			pg = round_up(pg + 1, CXLT_RP_PER_CHUNK) - 1;
+			continue;
+		}
+		old = READ_ONCE(rp->bits);
+		if (cxlt_rp_state(rp) != CXLT_RP_FENCED || !cxlt_replace_drop_folio(r, pg))
+			continue;
+		do {
+			if (((old & CXLT_RP_STATE_MASK) >> CXLT_RP_STATE_SHIFT) != CXLT_RP_FENCED)
+				break;
+		} while (!try_cmpxchg(&rp->bits, &old,
+				      old & ~(CXLT_RP_STATE_MASK | CXLT_RP_NODE_MASK |
+					      CXLT_RP_ARMED | CXLT_RP_ACCESSED)));
+		if (((old & CXLT_RP_STATE_MASK) >> CXLT_RP_STATE_SHIFT) != CXLT_RP_FENCED)
+			continue;
+		atomic_long_dec(&r->fenced);
+		n++;
+	}
+	args->replaced = n;
+	if (n) {
+		struct cxlt_event_args ev = {
+			.type = CXLTIER_EVENT_REPLACE, .cause = CXLTIER_CAUSE_ADMIN,
+			.region = r->name, .region_id = r->id, .offset = args->offset,
+			.pages = n,
+		};
+
+		cxlt_event_log(&ev);
+	}
+	return 0;
+}
+
+/**
+ * cxlt_region_fenced() - why the page at a byte of a region is fenced
+ *	(CXLTIER_IOC_FENCED)
+ * @r: the region, referenced, read access checked
+ * @args: the validated arguments (@offset within the region); filled in
+ *
+ * Context: any; takes spinlocks.
+ */
+void cxlt_region_fenced(struct cxlt_region *r, struct cxltier_fenced *args)
+{
+	struct cxlt_rpage *rp = cxlt_region_entry(r, args->offset >> PAGE_SHIFT, false);
+	struct cxlt_health *h;
+
+	if (!rp || cxlt_rp_state(rp) != CXLT_RP_FENCED)
+		return;
+	args->fenced = 1;
+	/* A page fenced alone (poison) has its own record; else its blade was fenced. */
+	if (cxlt_event_find_page(r->id, args->offset & PAGE_MASK, args->blade,
+				 sizeof(args->blade), &args->time_ns, &args->cause))
+		return;
+	if (cxlt_node_fenced_blade(cxlt_rp_node(rp), args->blade, sizeof(args->blade)))
+		return;
+	h = cxlt_health_find(args->blade, false);
+	if (h) {
+		args->time_ns = h->time_ns;
+		args->cause = h->cause;
+	}
 }
 
 /**

@@ -25,6 +25,8 @@ int cxlt_region_may_stat(struct cxlt_region *r);
 int cxlt_region_may_write(struct cxlt_region *r);
 int cxlt_region_hint(struct cxlt_region *r, const struct cxltier_hint *args);
 int cxlt_region_pages(struct cxlt_region *r, struct cxltier_pages *args);
+int cxlt_region_replace(struct cxlt_region *r, struct cxltier_replace *args);
+void cxlt_region_fenced(struct cxlt_region *r, struct cxltier_fenced *args);
 int cxlt_regions_snapshot(struct cxlt_region ***out, u64 *gen);
 int cxlt_region_set_policy(const struct cxltier_set_policy *args);
 int cxlt_regions_init(void);

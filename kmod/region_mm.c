@@ -71,6 +71,8 @@
 #include <linux/topology.h>
 
 #include "cxltier.h"
+#include "events.h"
+#include "health.h"
 #include "region_mm.h"
 #include "region_types.h"
 #include "tier.h"
@@ -829,6 +831,9 @@ static int cxlt_region_migrate_folio(struct address_space *mapping, struct folio
 
 	if (!rp || cxlt_rp_state(rp) != CXLT_RP_PRESENT)
 		return migrate_folio(mapping, dst, src, mode);
+	/* Its memory failed: a copy would read garbage; the fence poisons it. */
+	if (cxlt_pfn_fenced(folio_pfn(src)))
+		return -EBUSY;
 	was_fast = READ_ONCE(rp->bits) & CXLT_RP_FAST;
 	cxlt_charge(r, to, fast, true);
 	rc = migrate_folio(mapping, dst, src, mode);
@@ -858,8 +863,21 @@ static int cxlt_region_error_remove_folio(struct address_space *mapping,
 	struct cxlt_region *r = mapping->host->i_private;
 	struct cxlt_rpage *rp = cxlt_region_entry(r, folio->index, false);
 
-	if (rp && cxlt_rp_state(rp) == CXLT_RP_PRESENT)
+	struct cxlt_blade_name blade = { };
+
+	if (rp && cxlt_rp_state(rp) == CXLT_RP_PRESENT) {
+		struct cxlt_event_args ev = {
+			.type = CXLTIER_EVENT_FENCE_PAGE, .cause = CXLTIER_CAUSE_POISON,
+			.blade = blade.name, .region = r->name, .region_id = r->id,
+			.offset = (u64)folio->index << PAGE_SHIFT, .pages = 1,
+		};
+
+		cxlt_pfn_blades(folio_pfn(folio), &blade, 1);
 		cxlt_region_fence_entry(r, rp);
+		cxlt_event_log(&ev);
+		if (*blade.name)
+			cxlt_blade_count_fenced(blade.name, 1);
+	}
 	return generic_error_remove_folio(mapping, folio);
 }
 

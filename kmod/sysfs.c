@@ -5,13 +5,16 @@
  * The module's sysfs tree, documented in Documentation/ABI/testing/sysfs-kernel-cxltier:
  *
  *   /sys/kernel/cxltier/
- *     abi_version, rescan, tier_add, tier_remove, blade_fence
+ *     abi_version, rescan, tier_add, tier_remove, blade_fence, blade_drain,
+ *     blade_restore
  *     blades/<memdev>/       serial ram_size pmem_size pci_dev state cxl_regions
+ *                            fenced_pages fence_us poisoned_pages drained_pages
+ *                            drain_left drain_us
  *     cxl_regions/<region>/  mode start size interleave_ways interleave_granularity
  *                            blades numa_node state
  *     tiers/<region>/        node adistance adistance_source start size blades
  *
- * One value per file.  This file owns the root: its kobject, its four files and the
+ * One value per file.  This file owns the root: its kobject, its files and the
  * three directories.  The entries of each directory belong to the file that owns
  * their objects, which gets its directory from main.c at init: blades/ and
  * cxl_regions/ to discover.c, tiers/ to tier.c.
@@ -19,6 +22,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cleanup.h>
+#include <linux/cxltier.h>
 #include <linux/kobject.h>
 #include <linux/kstrtox.h>
 #include <linux/slab.h>
@@ -26,6 +30,7 @@
 
 #include "cxltier.h"
 #include "discover.h"
+#include "drain.h"
 #include "fence.h"
 #include "sysfs.h"
 #include "tier.h"
@@ -80,7 +85,7 @@ struct kobject *cxlt_sysfs_tiers_dir(void)
 
 /*
  * "region0" or "region0 adistance=N": copy the name out of a write to tier_add,
- * tier_remove or blade_fence ("mem0") and parse the options (only tier_add has any).
+ * tier_remove or a blade command ("mem0") and parse the options (only tier_add has any).
  */
 static int cxlt_parse_tier_cmd(const char *buf, char *name, size_t len, int *adist)
 {
@@ -130,7 +135,31 @@ static ssize_t blade_fence_store(struct kobject *kobj, struct kobj_attribute *at
 
 	rc = cxlt_parse_tier_cmd(buf, name, sizeof(name), NULL);
 	if (!rc)
-		rc = cxlt_fence_blade(name);
+		rc = cxlt_fence_blade(name, CXLTIER_CAUSE_ADMIN, ktime_get());
+	return rc ? rc : count;
+}
+
+static ssize_t blade_drain_store(struct kobject *kobj, struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	char name[CXLT_NAME_LEN];
+	int rc;
+
+	rc = cxlt_parse_tier_cmd(buf, name, sizeof(name), NULL);
+	if (!rc)
+		rc = cxlt_blade_drain(name);
+	return rc ? rc : count;
+}
+
+static ssize_t blade_restore_store(struct kobject *kobj, struct kobj_attribute *attr,
+				   const char *buf, size_t count)
+{
+	char name[CXLT_NAME_LEN];
+	int rc;
+
+	rc = cxlt_parse_tier_cmd(buf, name, sizeof(name), NULL);
+	if (!rc)
+		rc = cxlt_blade_restore(name);
 	return rc ? rc : count;
 }
 
@@ -171,6 +200,8 @@ static struct kobj_attribute root_attr_abi_version = __ATTR_RO(abi_version);
 static struct kobj_attribute root_attr_rescan = __ATTR_WO(rescan);
 static struct kobj_attribute root_attr_tier_add = __ATTR_WO(tier_add);
 static struct kobj_attribute root_attr_blade_fence = __ATTR_WO(blade_fence);
+static struct kobj_attribute root_attr_blade_drain = __ATTR_WO(blade_drain);
+static struct kobj_attribute root_attr_blade_restore = __ATTR_WO(blade_restore);
 static struct kobj_attribute root_attr_tier_remove = __ATTR_WO(tier_remove);
 
 static struct attribute *cxlt_root_attrs[] = {
@@ -178,6 +209,8 @@ static struct attribute *cxlt_root_attrs[] = {
 	&root_attr_rescan.attr,
 	&root_attr_tier_add.attr,
 	&root_attr_blade_fence.attr,
+	&root_attr_blade_drain.attr,
+	&root_attr_blade_restore.attr,
 	&root_attr_tier_remove.attr,
 	NULL,
 };

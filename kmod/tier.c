@@ -40,6 +40,7 @@
 #include "cxltier.h"
 #include "cxlr.h"
 #include "devattr.h"
+#include "health.h"
 #include "tier.h"
 
 /* kmem's default for memory without performance data (drivers/dax/kmem.c). */
@@ -73,9 +74,13 @@ enum cxlt_adist_source {
  * @granularity: interleave granularity in bytes
  * @nr_blades: entries in @blades
  * @blades: memdev names of the region's targets, in interleave position order
+ * @dpa_base: where each target's part of the region starts on its device
  * @removing: being removed: no new region page is placed on the tier's node;
  *	under cxlt_tiers.lookup_lock
- * @fenced: one of its blades is fenced (fence.c): as @removing, for good
+ * @offline: its memory was taken offline by a fence (the tier stays listed, to be
+ *	removed); under cxlt_tiers.lock
+ * @fenced_pos: interleave positions whose blade failed (fence.c), under
+ *	cxlt_tiers.lookup_lock; nonzero: as @removing, for good
  * @promoted: region pages moved off the tier to the fast tier
  * @demoted: region pages moved onto the tier from the fast tier
  *
@@ -100,8 +105,10 @@ struct cxlt_tier {
 	u32 granularity;
 	u32 nr_blades;
 	char blades[CXLT_MAX_WAYS][CXLT_NAME_LEN];
+	u64 dpa_base[CXLT_MAX_WAYS];
 	bool removing;
-	bool fenced;
+	bool offline;
+	unsigned long fenced_pos;
 	atomic64_t promoted;
 	atomic64_t demoted;
 };
@@ -538,6 +545,13 @@ int cxlt_tier_add(const char *name, int adist)
 	rc = cxlt_tier_check(name, info);
 	if (rc)
 		return rc;
+	for (u32 i = 0; i < info->nr_blades; i++) {
+		if (cxlt_blade_fenced(info->blades[i])) {
+			pr_warn("tier add %s: blade %s is fenced; restore it (blade restore) once it is repaired or replaced\n",
+				name, info->blades[i]);
+			return -EIO;
+		}
+	}
 	/*
 	 * Committed is not enough: until the cxl_region driver binds, the CXL core has
 	 * not finished setting the region up (and an unbound region may be on its way to
@@ -560,6 +574,7 @@ int cxlt_tier_add(const char *name, int adist)
 	tier->granularity = info->granularity;
 	tier->nr_blades = info->nr_blades;
 	memcpy(tier->blades, info->blades, sizeof(tier->blades));
+	memcpy(tier->dpa_base, info->dpa_base, sizeof(tier->dpa_base));
 	cxlt_tier_adistance(tier, adist);
 
 	rc = cxlt_tier_plug(tier, name, &stuck);
@@ -609,7 +624,7 @@ int cxlt_tier_remove(const char *name)
 		/* Region pages go elsewhere from now on; the kernel moves those there. */
 		scoped_guard(spinlock, &cxlt_tiers.lookup_lock)
 			tier->removing = true;
-		rc = cxlt_tier_unplug(tier);
+		rc = tier->offline ? 0 : cxlt_tier_unplug(tier);
 		if (rc) {
 			scoped_guard(spinlock, &cxlt_tiers.lookup_lock)
 				tier->removing = false;
@@ -631,6 +646,191 @@ int cxlt_tier_remove(const char *name)
 }
 
 /**
+ * cxlt_tier_take_offline() - take a fenced tier's memory offline, keep it listed
+ * @name: the CXL region's name
+ *
+ * Pages poisoned by the fence are skipped, others move to other nodes; the free
+ * pages of the failed part are gone with the memory.  "tier remove" later only
+ * unlists the tier.
+ *
+ * Context: process context; takes cxlt_tiers.lock; sleeps while pages migrate.
+ * Return: 0 (also when it was offline already, or is no tier any more); or the
+ * error of offline_and_remove_memory(), with the memory still online.
+ */
+int cxlt_tier_take_offline(const char *name)
+{
+	struct cxlt_tier *tier;
+	int rc;
+
+	guard(mutex)(&cxlt_tiers.lock);
+	tier = cxlt_find_tier_by_name(name);
+	if (!tier || tier->offline)
+		return 0;
+	rc = cxlt_tier_unplug(tier);
+	if (!rc) {
+		tier->offline = true;
+		pr_info("tier %s: fenced, its memory is offline; remove the tier when done\n",
+			name);
+	}
+	return rc;
+}
+
+/**
+ * cxlt_tier_fenced_range() - a tier's range and fenced positions
+ * @name: the CXL region's name
+ * @fr: filled in
+ *
+ * Context: any; takes a spinlock.
+ * Return: 0; -ENOENT when it is no tier or has no fenced position.
+ */
+int cxlt_tier_fenced_range(const char *name, struct cxlt_fence_range *fr)
+{
+	struct cxlt_tier *tier;
+	int rc = -ENOENT;
+
+	spin_lock(&cxlt_tiers.lookup_lock);
+	list_for_each_entry(tier, &cxlt_tiers.list, node) {
+		if (strcmp(dev_name(tier->region), name) || !tier->fenced_pos)
+			continue;
+		*fr = (struct cxlt_fence_range) {
+			.start = tier->start, .size = tier->size, .nid = tier->nid,
+			.ways = tier->ways, .granularity = tier->granularity,
+			.pos = tier->fenced_pos,
+		};
+		strscpy(fr->region, name, CXLT_NAME_LEN);
+		rc = 0;
+		break;
+	}
+	spin_unlock(&cxlt_tiers.lookup_lock);
+	return rc;
+}
+
+/**
+ * cxlt_tier_dpa_to_phys() - where a device address of a blade is in a tier
+ * @region: the CXL region's name
+ * @blade: the memdev
+ * @dpa: device physical address on @blade
+ * @pa: filled with the host physical address
+ *
+ * The inverse of the modulo interleave: the blade's part of the region is every
+ * ways-th granule, starting at its position.
+ *
+ * Context: any; takes a spinlock.
+ * Return: 0; -ENOENT when @region is no tier, @blade is none of its targets, or
+ * @dpa is outside its part.
+ */
+int cxlt_tier_dpa_to_phys(const char *region, const char *blade, u64 dpa, u64 *pa)
+{
+	struct cxlt_tier *tier;
+	u64 off, gran;
+	u32 i, ways;
+	int rc = -ENOENT;
+
+	spin_lock(&cxlt_tiers.lookup_lock);
+	list_for_each_entry(tier, &cxlt_tiers.list, node) {
+		if (strcmp(dev_name(tier->region), region))
+			continue;
+		ways = max_t(u32, tier->ways, 1);
+		gran = max_t(u64, tier->granularity, 1);
+		for (i = 0; i < tier->nr_blades; i++) {
+			if (strcmp(tier->blades[i], blade) || dpa < tier->dpa_base[i])
+				continue;
+			off = dpa - tier->dpa_base[i];
+			if (off < div_u64(tier->size, ways)) {
+				*pa = tier->start + (div64_u64(off, gran) * ways + i) * gran +
+				      off % gran;
+				rc = 0;
+			}
+			break;
+		}
+		break;
+	}
+	spin_unlock(&cxlt_tiers.lookup_lock);
+	return rc;
+}
+
+/**
+ * cxlt_tier_has_blade() - does a tier with usable memory on @blade exist?
+ * @blade: memdev name
+ *
+ * Context: any; takes a spinlock.
+ */
+bool cxlt_tier_has_blade(const char *blade)
+{
+	struct cxlt_tier *tier;
+	bool found = false;
+	u32 i;
+
+	spin_lock(&cxlt_tiers.lookup_lock);
+	list_for_each_entry(tier, &cxlt_tiers.list, node)
+		for (i = 0; i < tier->nr_blades && !found; i++)
+			found = !strcmp(tier->blades[i], blade);
+	spin_unlock(&cxlt_tiers.lookup_lock);
+	return found;
+}
+
+/**
+ * cxlt_tiers_on_blade() - the tiers with memory on a blade, except fenced ones
+ * @blade: memdev name
+ * @out: filled with their names, nodes and the abstract distance to register them
+ *	with again (the operator's, else 0: derived again)
+ * @max: room in @out
+ *
+ * Context: any; takes a spinlock.
+ * Return: the number of tiers (those beyond @max are not reported).
+ */
+int cxlt_tiers_on_blade(const char *blade, struct cxlt_tier_ref *out, int max)
+{
+	struct cxlt_tier *tier;
+	int n = 0;
+	u32 i;
+
+	spin_lock(&cxlt_tiers.lookup_lock);
+	list_for_each_entry(tier, &cxlt_tiers.list, node) {
+		for (i = 0; i < tier->nr_blades; i++)
+			if (!strcmp(tier->blades[i], blade))
+				break;
+		/* A fenced tier has nothing left to move; it is removed, not drained. */
+		if (i == tier->nr_blades || tier->fenced_pos)
+			continue;
+		if (n < max) {
+			strscpy(out[n].name, dev_name(tier->region), CXLT_NAME_LEN);
+			out[n].nid = tier->nid;
+			out[n].adist = tier->adist_src == CXLT_ADIST_OVERRIDE ? tier->adist : 0;
+		}
+		n++;
+	}
+	spin_unlock(&cxlt_tiers.lookup_lock);
+	return n;
+}
+
+/**
+ * cxlt_node_fenced_blade() - the first fenced blade of a tier on a node
+ * @nid: the node
+ * @blade: filled with the memdev name
+ * @len: room in @blade
+ *
+ * Context: any; takes a spinlock.
+ * Return: 0; -ENOENT when no tier on @nid has a fenced blade.
+ */
+int cxlt_node_fenced_blade(int nid, char *blade, size_t len)
+{
+	struct cxlt_tier *tier;
+	int rc = -ENOENT;
+
+	spin_lock(&cxlt_tiers.lookup_lock);
+	list_for_each_entry(tier, &cxlt_tiers.list, node) {
+		if (tier->nid != nid || !tier->fenced_pos)
+			continue;
+		strscpy(blade, tier->blades[__ffs(tier->fenced_pos)], len);
+		rc = 0;
+		break;
+	}
+	spin_unlock(&cxlt_tiers.lookup_lock);
+	return rc;
+}
+
+/**
  * cxlt_tier_nodes() - the NUMA nodes region pages may be placed on as slow pages
  * @nodes: filled in: the nodes of registered tiers, except a node one of whose
  *	tiers is being removed or has a fenced blade
@@ -646,7 +846,7 @@ void cxlt_tier_nodes(nodemask_t *nodes)
 	nodes_clear(going);
 	scoped_guard(spinlock, &cxlt_tiers.lookup_lock) {
 		list_for_each_entry(tier, &cxlt_tiers.list, node) {
-			if (tier->removing || tier->fenced)
+			if (tier->removing || tier->fenced_pos)
 				node_set(tier->nid, going);
 			else
 				node_set(tier->nid, *nodes);
@@ -656,30 +856,95 @@ void cxlt_tier_nodes(nodemask_t *nodes)
 }
 
 /**
- * cxlt_tiers_fence_blade() - keep region pages off every tier with memory on a blade
- * @blade: memdev name
+ * cxlt_tiers_fence() - keep region pages off the tiers with memory on a failed part
+ * @blade: memdev name: fence its interleave positions in every tier; or NULL
+ * @region: with @blade NULL, the cxl_region device: fence the whole tier
+ * @out: filled with the ranges to fence, up to @max
+ * @max: room in @out
+ *
+ * The barrier of a fence: from the return on, cxlt_pfn_fenced() is true for every
+ * page of the fenced positions, so placement and the migrator stay off them.
  *
  * Context: any; takes a spinlock.
- * Return: the number of tiers that have memory on @blade.
+ * Return: the number of tiers concerned (those beyond @max are fenced too, but not
+ * reported).
  */
-int cxlt_tiers_fence_blade(const char *blade)
+int cxlt_tiers_fence(const char *blade, struct device *region,
+		     struct cxlt_fence_range *out, int max)
 {
 	struct cxlt_tier *tier;
+	unsigned long pos;
 	int n = 0;
 	u32 i;
 
 	spin_lock(&cxlt_tiers.lookup_lock);
 	list_for_each_entry(tier, &cxlt_tiers.list, node) {
-		for (i = 0; i < tier->nr_blades; i++) {
-			if (!strcmp(tier->blades[i], blade)) {
-				tier->fenced = true;
-				n++;
-				break;
-			}
+		pos = 0;
+		for (i = 0; i < tier->nr_blades; i++)
+			if (blade ? !strcmp(tier->blades[i], blade) : tier->region == region)
+				__set_bit(i, &pos);
+		if (!pos)
+			continue;
+		tier->fenced_pos |= pos;
+		if (n < max) {
+			out[n] = (struct cxlt_fence_range) {
+				.start = tier->start, .size = tier->size, .nid = tier->nid,
+				.ways = tier->ways, .granularity = tier->granularity,
+				.pos = pos,
+			};
+			strscpy(out[n].region, dev_name(tier->region), CXLT_NAME_LEN);
 		}
+		n++;
 	}
 	spin_unlock(&cxlt_tiers.lookup_lock);
 	return n;
+}
+
+/**
+ * cxlt_ileave_hits() - does a page have bytes on one of some interleave positions?
+ * @start: first address of the interleaved range
+ * @ways: interleave ways
+ * @granularity: interleave granularity in bytes
+ * @pos: the positions
+ * @pa: the page's physical address, within the range
+ *
+ * CXL modulo arithmetic: position = (offset / granularity) % ways.  A page spans
+ * several positions when the granularity is below the page size.
+ */
+bool cxlt_ileave_hits(u64 start, u32 ways, u32 granularity, unsigned long pos, u64 pa)
+{
+	u64 step = max_t(u64, granularity, 1), off;
+
+	ways = max_t(u32, ways, 1);
+	for (off = pa - start; off < pa - start + PAGE_SIZE; off += step)
+		if (test_bit(div64_u64(off, step) % ways, &pos))
+			return true;
+	return false;
+}
+
+/**
+ * cxlt_pfn_fenced() - does page frame @pfn have bytes on a fenced part?
+ * @pfn: page frame number
+ *
+ * Context: any; takes a spinlock.
+ */
+bool cxlt_pfn_fenced(unsigned long pfn)
+{
+	u64 pa = PFN_PHYS(pfn);
+	struct cxlt_tier *tier;
+	bool fenced = false;
+
+	spin_lock(&cxlt_tiers.lookup_lock);
+	list_for_each_entry(tier, &cxlt_tiers.list, node) {
+		if (pa < tier->start || pa >= tier->start + tier->size)
+			continue;
+		fenced = tier->fenced_pos &&
+			 cxlt_ileave_hits(tier->start, tier->ways, tier->granularity,
+					  tier->fenced_pos, pa);
+		break;
+	}
+	spin_unlock(&cxlt_tiers.lookup_lock);
+	return fenced;
 }
 
 /**

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tracepoints of the migration daemon: one per decision period, one per migration
- * batch (events/cxltier/ in tracefs).  daemon.c defines them (CREATE_TRACE_POINTS).
+ * Tracepoints of the migration daemon (one per decision period, one per migration
+ * batch) and of the event log (one per record: fences, replacements, drains, device
+ * errors), in events/cxltier/ in tracefs.  daemon.c defines them
+ * (CREATE_TRACE_POINTS).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM cxltier
@@ -66,6 +68,38 @@ TRACE_EVENT(cxlt_migrate_batch,
 		      __entry->region, __entry->first, __entry->nr,
 		      __entry->fast ? "fast" : "slow", __entry->moved, __entry->pinned,
 		      __entry->busy, __entry->failed, __entry->ns)
+);
+
+TRACE_EVENT(cxlt_event,
+	    TP_PROTO(u64 seq, u32 type, u32 cause, const char *blade, u32 region, u64 offset,
+		     u64 pages, u64 ns),
+	    TP_ARGS(seq, type, cause, blade, region, offset, pages, ns),
+	    TP_STRUCT__entry(__field(u64, seq)
+			     __field(u32, type)
+			     __field(u32, cause)
+			     __string(blade, blade)
+			     __field(u32, region)
+			     __field(u64, offset)
+			     __field(u64, pages)
+			     __field(u64, ns)),
+	    TP_fast_assign(__entry->seq = seq;
+			   __entry->type = type;
+			   __entry->cause = cause;
+			   __assign_str(blade);
+			   __entry->region = region;
+			   __entry->offset = offset;
+			   __entry->pages = pages;
+			   __entry->ns = ns;),
+	    TP_printk("seq=%llu type=%s cause=%s blade=%s region=%u offset=%#llx pages=%llu ns=%llu",
+		      __entry->seq,
+		      __print_symbolic(__entry->type, { 1, "fence" }, { 2, "fence_page" },
+				       { 3, "replace" }, { 4, "poison" }, { 5, "drain" },
+				       { 6, "restore" }),
+		      __print_symbolic(__entry->cause, { 0, "none" }, { 1, "admin" },
+				       { 2, "unbind" }, { 3, "poison" }, { 4, "media" },
+				       { 5, "uncorrectable" }),
+		      __get_str(blade), __entry->region, __entry->offset, __entry->pages,
+		      __entry->ns)
 );
 
 #endif /* _CXLT_TRACE_H */

@@ -12,10 +12,12 @@
  * reloads the module when it ends, for the groups after it.
  */
 #include <glob.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <linux/cxltier.h>
@@ -158,8 +160,10 @@ static uint64_t pattern(unsigned long page, unsigned long word)
 	return (page * 0x9E3779B97F4A7C15ULL) ^ (word << 3) ^ 0xfe11ce;
 }
 
-/* A tier on one blade only, and that blade's name; 0 when there is none. */
-static int single_blade_tier(char *blade, size_t len)
+/* A tier on one blade whose blade is in service: its blade, node and name; else 0. */
+static char healthy_tier[64];	/* the tier healthy_blade() found last */
+
+static int healthy_blade(char *blade, size_t len, int *node, const char *not)
 {
 	glob_t g;
 	size_t i;
@@ -168,11 +172,23 @@ static int single_blade_tier(char *blade, size_t len)
 	if (glob(CXLT_SYSFS "/tiers/*/blades", 0, NULL, &g))
 		return 0;
 	for (i = 0; i < g.gl_pathc && !found; i++) {
-		char v[128];
+		char v[128], st[32], path[PATH_MAX];
 
 		if (cxlt_read(g.gl_pathv[i], v, sizeof(v)) || !v[0] || strchr(v, ' '))
 			continue;
+		snprintf(path, sizeof(path), CXLT_SYSFS "/blades/%s/state", v);
+		if (cxlt_read(path, st, sizeof(st)) || strcmp(st, "online") ||
+		    (not && !strcmp(not, v)))
+			continue;
+		snprintf(path, sizeof(path), "%.*s/node", (int)(strrchr(g.gl_pathv[i], '/') -
+								  g.gl_pathv[i]), g.gl_pathv[i]);
+		if (cxlt_read(path, st, sizeof(st)))
+			continue;
+		*node = atoi(st);
 		snprintf(blade, len, "%s", v);
+		snprintf(healthy_tier, sizeof(healthy_tier), "%.*s",
+			 (int)(strrchr(path, '/') - path - strlen(CXLT_SYSFS "/tiers/")),
+			 path + strlen(CXLT_SYSFS "/tiers/"));
 		found = 1;
 	}
 	globfree(&g);
@@ -189,23 +205,188 @@ static uint64_t blade_pages(const struct rstat *s, const char *blade)
 	return 0;
 }
 
-/*
- * Fence a blade under a region interleaved over every tier: exactly the pages with
- * data on that blade are fenced (its own tier's, and its share of the interleaved
- * tier's); each of them is SIGBUS BUS_MCEERR_AR at its address, every other page
- * verifies; and new pages never land on memory that interleaves over the blade.
- */
-TEST_F_TIMEOUT(fence, blade, 120)
+static uint64_t blade_counter(const char *blade, const char *file)
 {
-	uint64_t *w, expect;
-	struct rstat before, after;
-	int32_t *nodes;
-	unsigned long i, k, nfenced = 0;
-	char blade[64], state[32], path[256], *q;
-	int fd2;
+	return cxlt_read_u64(CXLT_SYSFS "/blades/%s/%s", blade, file);
+}
 
-	if (!single_blade_tier(blade, sizeof(blade)))
+static void blade_state(const char *blade, char *st, size_t len)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), CXLT_SYSFS "/blades/%s/state", blade);
+	if (cxlt_read(path, st, len))
+		snprintf(st, len, "?");
+}
+
+/* The number of the next event record. */
+static uint64_t events_next(int dev)
+{
+	struct cxltier_event ev[64];
+	uint64_t seq = 1, next = 0;
+
+	while (rg_events(dev, seq, ev, 64, &next) > 0)
+		seq = next;
+	return seq;
+}
+
+/* The first record from @seq of @type (and @blade, if not NULL); 0 or -ENOENT. */
+static int event_find(int dev, uint64_t seq, uint32_t type, const char *blade,
+		      struct cxltier_event *out)
+{
+	struct cxltier_event ev[64];
+	uint64_t next = 0;
+	int n, i;
+
+	while ((n = rg_events(dev, seq, ev, 64, &next)) > 0) {
+		for (i = 0; i < n; i++) {
+			if (ev[i].type == type && (!blade || !strcmp(ev[i].blade, blade))) {
+				*out = ev[i];
+				return 0;
+			}
+		}
+		seq = next;
+	}
+	return -ENOENT;
+}
+
+static void fill(char *p, unsigned long first, unsigned long n)
+{
+	unsigned long i, k;
+	uint64_t *w;
+
+	for (i = first; i < first + n; i++)
+		for (w = (uint64_t *)(p + (i - first) * PAGE), k = 0; k < PAGE / 8; k++)
+			w[k] = pattern(i, k);
+}
+
+/* --- fencing a blade under load (pool) ----------------------------------------------- */
+
+#define WORKERS		4	/* 0-2 on the region over every blade, 3 elsewhere */
+#define RAM_PAGES	256	/* system-RAM pages a numactl-style user has on the blade */
+
+struct load {
+	volatile int stop;
+	volatile int passes[WORKERS + 1];
+	int sigbus[WORKERS + 1];	/* pages that faulted with BUS_MCEERR_AR */
+	int badsig[WORKERS + 1];	/* SIGBUS with another code or address */
+	int mismatch[WORKERS + 1];	/* a word that did not verify */
+	unsigned char seen[WORKERS][BIG_PAGES];	/* 1: the page faulted */
+};
+
+static volatile char *fault_page;
+
+static void on_worker_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	last = *si;
+	siglongjmp(jb, 1);
+}
+
+/* Touch page @i (read two words, write one back); 1 when it faulted. */
+static int touch(struct load *ld, int w, char *p, unsigned long i, unsigned long logical)
+{
+	volatile uint64_t *word = (volatile uint64_t *)(p + i * PAGE);
+
+	fault_page = (volatile char *)word;
+	if (sigsetjmp(jb, 1)) {
+		if (last.si_code != BUS_MCEERR_AR ||
+		    ((uintptr_t)last.si_addr & ~(PAGE - 1)) != (uintptr_t)fault_page)
+			ld->badsig[w]++;
+		return 1;
+	}
+	if (word[0] != pattern(logical, 0) || word[PAGE / 8 - 1] != pattern(logical, PAGE / 8 - 1))
+		ld->mismatch[w]++;
+	word[0] = pattern(logical, 0);
+	return 0;
+}
+
+/* Worker @w: pages i % 3 == w of @p (@n pages), or all of them (w == 3). */
+static int worker(struct load *ld, int w, char *p, unsigned long n)
+{
+	struct sigaction sa = { .sa_sigaction = on_worker_sigbus, .sa_flags = SA_SIGINFO };
+	unsigned long i;
+	int last_pass;
+
+	sigaction(SIGBUS, &sa, NULL);
+	do {
+		last_pass = ld->stop;
+		for (i = 0; i < n; i++) {
+			if ((w < 3 && i % 3 != (unsigned long)w) || ld->seen[w][i])
+				continue;
+			if (touch(ld, w, p, i, i)) {
+				ld->seen[w][i] = 1;
+				ld->sigbus[w]++;
+			}
+		}
+		ld->passes[w]++;
+	} while (!last_pass);
+	return 0;
+}
+
+/* A numactl-style user: RAM_PAGES of anonymous memory bound to @node. */
+static int ram_user(struct load *ld, int node)
+{
+	struct sigaction sa = { .sa_sigaction = on_worker_sigbus, .sa_flags = SA_SIGINFO };
+	unsigned long mask[16] = { }, i;
+	char *p = mmap(NULL, RAM_PAGES * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	mask[node / 64] = 1UL << (node % 64);
+	if (p == MAP_FAILED || syscall(SYS_mbind, p, RAM_PAGES * PAGE, 2 /* MPOL_BIND */,
+				       mask, 1024, 0))
+		return 2;
+	fill(p, 0, RAM_PAGES);
+	sigaction(SIGBUS, &sa, NULL);
+	ld->passes[WORKERS] = 1;
+	while (!ld->stop)
+		usleep(10000);
+	for (i = 0; i < RAM_PAGES; i++) {
+		if (touch(ld, WORKERS, p, i, i))
+			ld->sigbus[WORKERS]++;
+	}
+	return 0;
+}
+
+/* Wait until every worker (and the RAM user: @min 1) has done @min passes. */
+static int wait_passes(struct load *ld, int min, int secs)
+{
+	int w, t;
+
+	for (t = 0; t < secs * 100; t++) {
+		for (w = 0; w < WORKERS && ld->passes[w] >= min; w++)
+			;
+		if (w == WORKERS && ld->passes[WORKERS])
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/*
+ * Fence blade A while four processes read and write: three share a region whose
+ * pages are interleaved over every tier (each its third of the pages), one has a
+ * region on another blade, and a fifth holds anonymous memory bound to A's node.
+ * Every page with data on A faults with SIGBUS BUS_MCEERR_AR at its address, once
+ * per process that touches it; every other page verifies; the process elsewhere is
+ * undisturbed; the anonymous pages (system RAM on A) get the kernel's hwpoison
+ * SIGBUS; and new pages never land on memory that interleaves over A.
+ */
+TEST_F_TIMEOUT(fence, blade, 300)
+{
+	struct rstat before, after;
+	struct cxltier_event ev;
+	struct load *ld;
+	int32_t *nodes;
+	unsigned long i, nfenced = 0, share[3] = { };
+	char blade[64], other[64], state[32], path[256], *q;
+	int node, onode, fd2, w, k, status, rc = -1;
+	pid_t pid[WORKERS + 1];
+	uint64_t seq;
+
+	if (!healthy_blade(blade, sizeof(blade), &node, NULL))
 		SKIP(return, "no tier on a single blade");
+	if (!healthy_blade(other, sizeof(other), &onode, blade))
+		SKIP(return, "no second blade (single topology)");
 	munmap(self->p, NPAGES * PAGE);
 	close(self->fd);
 	rg_destroy(self->dev, self->name);
@@ -215,50 +396,93 @@ TEST_F_TIMEOUT(fence, blade, 120)
 	ASSERT_LE(0, self->fd);
 	self->p = mmap(NULL, BIG_PAGES * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
 	ASSERT_NE(MAP_FAILED, self->p);
-	for (i = 0; i < BIG_PAGES; i++)
-		for (w = (uint64_t *)(self->p + i * PAGE), k = 0; k < PAGE / 8; k++)
-			w[k] = pattern(i, k);
+	fill(self->p, 0, BIG_PAGES);
+	snprintf(path, sizeof(path), "%s.elsewhere", self->name);
+	ASSERT_EQ(0, rg_create_on(self->dev, path, BIG_PAGES / 4 * PAGE, onode));
+	fd2 = rg_open(self->dev, path, 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
+	ASSERT_LE(0, fd2);
+	q = mmap(NULL, BIG_PAGES / 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd2, 0);
+	ASSERT_NE(MAP_FAILED, q);
+	fill(q, 0, BIG_PAGES / 4);
 	ASSERT_EQ(0, rg_stat(self->fd, NULL, &before));
-	expect = blade_pages(&before, blade);
-	ASSERT_LT(0, expect) TH_LOG("no page on %s", blade);
+	ASSERT_LT(0, blade_pages(&before, blade)) TH_LOG("no page on %s", blade);
 
-	ASSERT_EQ(0, cxlt_write(CXLT_SYSFS "/blade_fence", blade));
+	ld = mmap(NULL, sizeof(*ld), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ld);
+	for (w = 0; w <= WORKERS; w++) {
+		pid[w] = fork();
+		if (pid[w] < 0) {
+			ld->stop = 1;
+			for (k = 0; k < w; k++)
+				waitpid(pid[k], NULL, 0);
+			ASSERT_LE(0, pid[w]);
+		}
+		if (!pid[w])
+			_exit(w < 3 ? worker(ld, w, self->p, BIG_PAGES) :
+			      w == 3 ? worker(ld, w, q, BIG_PAGES / 4) : ram_user(ld, node));
+	}
+	/* No ASSERT until the workers are reaped: they would spin on after the test. */
+	EXPECT_EQ(0, wait_passes(ld, 1, 120)) TH_LOG("workers did not start");
+	seq = events_next(self->dev);
+	EXPECT_EQ(0, rc = cxlt_write(CXLT_SYSFS "/blade_fence", blade));
+	if (!rc)
+		EXPECT_EQ(0, wait_passes(ld, ld->passes[0] + 2, 120)) TH_LOG("workers stalled");
+	ld->stop = 1;
+	for (w = 0; w <= WORKERS; w++) {
+		if (waitpid(pid[w], &status, 0) != pid[w])
+			continue;
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+			TH_LOG("worker %d: status %#x", w, status);
+	}
+	ASSERT_EQ(0, rc);
+
 	EXPECT_EQ(-EALREADY, cxlt_write(CXLT_SYSFS "/blade_fence", blade));
 	EXPECT_EQ(-ENOENT, cxlt_write(CXLT_SYSFS "/blade_fence", "mem999"));
-	snprintf(path, sizeof(path), CXLT_SYSFS "/blades/%s/state", blade);
-	ASSERT_EQ(0, cxlt_read(path, state, sizeof(state)));
+	blade_state(blade, state, sizeof(state));
 	EXPECT_STREQ("fenced", state);
+	ASSERT_EQ(0, event_find(self->dev, seq, CXLTIER_EVENT_FENCE, blade, &ev));
+	EXPECT_EQ(CXLTIER_CAUSE_ADMIN, ev.cause);
+	EXPECT_LE(RAM_PAGES, ev.ram_pages);
+	EXPECT_EQ(ev.pages, blade_counter(blade, "fenced_pages"));
+	ksft_print_msg("%s fenced: %llu region + %llu system-RAM pages in %llu us\n", blade,
+		       (unsigned long long)(ev.pages - ev.ram_pages),
+		       (unsigned long long)ev.ram_pages,
+		       (unsigned long long)ev.duration_ns / 1000);
 
 	ASSERT_EQ(0, rg_stat(self->fd, NULL, &after));
-	ksft_print_msg("%s held %llu of %d pages; fenced %llu\n", blade,
-		       (unsigned long long)expect, BIG_PAGES,
-		       (unsigned long long)after.st.fenced);
-	EXPECT_EQ(expect, after.st.fenced);
-	EXPECT_EQ(BIG_PAGES - expect, after.st.resident);
-
+	EXPECT_EQ(blade_pages(&before, blade), after.st.fenced);
 	nodes = calloc(BIG_PAGES, sizeof(*nodes));
 	ASSERT_EQ(BIG_PAGES, rg_pages(self->fd, NULL, 0, BIG_PAGES, nodes));
 	for (i = 0; i < BIG_PAGES; i++) {
-		if (nodes[i] == CXLTIER_PAGE_FENCED) {
-			nfenced++;
-			ASSERT_TRUE(read_faults(self->p + i * PAGE + 8)) TH_LOG("page %lu", i);
-			ASSERT_EQ(BUS_MCEERR_AR, last.si_code);
-			ASSERT_EQ((void *)(self->p + i * PAGE),
-				  (void *)((uintptr_t)last.si_addr & ~(PAGE - 1)));
+		if (nodes[i] != CXLTIER_PAGE_FENCED)
 			continue;
-		}
-		ASSERT_FALSE(read_faults(self->p + i * PAGE)) TH_LOG("page %lu", i);
-		for (w = (uint64_t *)(self->p + i * PAGE), k = 0; k < PAGE / 8; k++)
-			ASSERT_EQ(pattern(i, k), w[k]) TH_LOG("page %lu word %lu", i, k);
+		nfenced++;
+		share[i % 3]++;
+		EXPECT_TRUE(ld->seen[i % 3][i]) TH_LOG("fenced page %lu did not fault", i);
 	}
-	EXPECT_EQ(expect, nfenced);
+	EXPECT_EQ(after.st.fenced, nfenced);
+	for (w = 0; w < 3; w++) {
+		EXPECT_EQ((int)share[w], ld->sigbus[w]) TH_LOG("worker %d", w);
+		EXPECT_EQ(0, ld->badsig[w]) TH_LOG("worker %d", w);
+		EXPECT_EQ(0, ld->mismatch[w]) TH_LOG("worker %d", w);
+	}
+	EXPECT_EQ(0, ld->sigbus[3] + ld->badsig[3] + ld->mismatch[3]);
+	EXPECT_EQ(RAM_PAGES, ld->sigbus[WORKERS]);
+	EXPECT_EQ(0, ld->badsig[WORKERS]);
+	ksft_print_msg("faults per worker: %d %d %d, elsewhere %d, system RAM %d/%d\n",
+		       ld->sigbus[0], ld->sigbus[1], ld->sigbus[2], ld->sigbus[3],
+		       ld->sigbus[WORKERS], RAM_PAGES);
 
-	/*
-	 * New pages avoid every node whose memory interleaves over the fenced blade
-	 * (when every tier is on it, as in single, there is no node left: SIGBUS).
-	 */
-	if (expect == BIG_PAGES)
-		goto out;
+	/* Every other page verifies, here too. */
+	for (i = 0; i < BIG_PAGES; i++)
+		if (nodes[i] != CXLTIER_PAGE_FENCED)
+			ASSERT_EQ(0, touch(ld, 0, self->p, i, i)) TH_LOG("page %lu", i);
+	EXPECT_EQ(0, ld->mismatch[0]);
+
+	/* New pages avoid every node whose memory interleaves over the fenced blade. */
+	munmap(q, BIG_PAGES / 4 * PAGE);
+	ASSERT_EQ(0, rg_destroy(self->dev, path));
+	close(fd2);
 	snprintf(path, sizeof(path), "%s.2", self->name);
 	ASSERT_EQ(0, rg_create(self->dev, path, BIG_PAGES / 4 * PAGE, CXLTIER_POLICY_INTERLEAVE,
 			       -1, NULL));
@@ -273,10 +497,281 @@ TEST_F_TIMEOUT(fence, blade, 120)
 	munmap(q, BIG_PAGES / 4 * PAGE);
 	close(fd2);
 	rg_destroy(self->dev, path);
-out:
 	free(nodes);
+	munmap(ld, sizeof(*ld));
 	munmap(self->p, BIG_PAGES * PAGE);
 	self->p = MAP_FAILED;
+}
+
+/* Replace the fixture's region by one of @n pages on @node, filled with the pattern. */
+static int region_on(struct __test_metadata *_metadata, FIXTURE_DATA(fence) *self, int node,
+		     unsigned long n)
+{
+	munmap(self->p, NPAGES * PAGE);
+	close(self->fd);
+	rg_destroy(self->dev, self->name);
+	self->p = MAP_FAILED;
+	if (rg_create_on(self->dev, self->name, n * PAGE, node))
+		return -1;
+	self->fd = rg_open(self->dev, self->name, 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
+	if (self->fd < 0)
+		return -1;
+	self->p = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
+	if (self->p == MAP_FAILED)
+		return -1;
+	fill(self->p, 0, n);
+	return 0;
+}
+
+/*
+ * The device physical address behind a byte of this process's memory, on the blade
+ * of single-way tier @tier; 0 if unknown.
+ */
+static uint64_t dpa_of(const char *tier, const void *addr)
+{
+	uint64_t ent = 0, hpa, start, base;
+	char target[64], path[256];
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &ent, 8, (uintptr_t)addr / PAGE * 8) != 8)
+		ent = 0;
+	close(fd);
+	if (!(ent >> 63) || !(ent & ((1ULL << 55) - 1)))
+		return 0;
+	hpa = (ent & ((1ULL << 55) - 1)) * PAGE;
+	start = cxlt_read_u64(CXL_SYSFS "/%s/%s", tier, "resource");
+	snprintf(path, sizeof(path), CXL_SYSFS "/%s/target0", tier);
+	if (cxlt_read(path, target, sizeof(target)))
+		return 0;
+	base = cxlt_read_u64(CXL_SYSFS "/%s/%s", target, "dpa_resource");
+	return hpa - start + base;
+}
+
+static int inject_poison(const char *blade, uint64_t dpa)
+{
+	char path[256], val[32];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/cxl/%s/inject_poison", blade);
+	snprintf(val, sizeof(val), "%#llx", (unsigned long long)dpa);
+	return cxlt_write(path, val);
+}
+
+/* Wait up to @secs for page @i of the region to be fenced. */
+static int wait_fenced(int fd, unsigned long i, int secs)
+{
+	int32_t node;
+	int t;
+
+	for (t = 0; t < secs * 20; t++) {
+		if (rg_pages(fd, NULL, i * PAGE, 1, &node) == 1 && node == CXLTIER_PAGE_FENCED)
+			return 0;
+		usleep(50000);
+	}
+	return -1;
+}
+
+/*
+ * Poison reported by the device (here injected through the CXL core's debugfs,
+ * which reports it as the poison list does) fences exactly the poisoned page of a
+ * region: SIGBUS BUS_MCEERR_AR there, the rest verifies.  FENCED says which blade
+ * and why; REPLACE gives a zeroed page in its place, and the job goes on; the event
+ * log has the poison, the fence and the replacement.  Past poison_fence_blade
+ * poisoned pages, the whole blade is fenced.
+ */
+TEST_F_TIMEOUT(fence, poison, 120)
+{
+	const unsigned long n = 64, victim = 9, second = 40;
+	struct cxltier_fenced f;
+	struct cxltier_event ev;
+	char blade[64], state[32], path[256];
+	uint64_t dpa, seq;
+	unsigned long i;
+	int node;
+
+	if (!healthy_blade(blade, sizeof(blade), &node, NULL))
+		SKIP(return, "no healthy single-blade tier left");
+	snprintf(path, sizeof(path), "/sys/kernel/debug/cxl/%s/inject_poison", blade);
+	if (access(path, W_OK))
+		SKIP(return, "no %s", path);
+	ASSERT_EQ(0, region_on(_metadata, self, node, n));
+	dpa = dpa_of(healthy_tier, self->p + victim * PAGE);
+	ASSERT_NE(0, dpa);
+	seq = events_next(self->dev);
+	ASSERT_EQ(0, inject_poison(blade, dpa + 128));
+	ASSERT_EQ(0, wait_fenced(self->fd, victim, 20)) TH_LOG("page %lu not fenced", victim);
+
+	ASSERT_TRUE(read_faults(self->p + victim * PAGE + 5));
+	EXPECT_EQ(BUS_MCEERR_AR, last.si_code);
+	for (i = 0; i < n; i++)
+		if (i != victim)
+			ASSERT_FALSE(read_faults(self->p + i * PAGE)) TH_LOG("page %lu", i);
+	ASSERT_EQ(0, rg_fenced(self->fd, victim * PAGE + 5, &f));
+	EXPECT_EQ(1, f.fenced);
+	EXPECT_STREQ(blade, f.blade);
+	EXPECT_EQ(CXLTIER_CAUSE_POISON, f.cause);
+	EXPECT_NE(0, f.time_ns);
+	ASSERT_EQ(0, rg_fenced(self->fd, 0, &f));
+	EXPECT_EQ(0, f.fenced);
+	EXPECT_EQ(-EINVAL, rg_fenced(self->fd, n * PAGE, &f));
+	ASSERT_EQ(0, event_find(self->dev, seq, CXLTIER_EVENT_POISON, blade, &ev));
+	ASSERT_EQ(0, event_find(self->dev, seq, CXLTIER_EVENT_FENCE_PAGE, blade, &ev));
+	EXPECT_EQ(victim * PAGE, ev.offset);
+	EXPECT_EQ(1, ev.pages);
+	EXPECT_STREQ(self->name, ev.region);
+	blade_state(blade, state, sizeof(state));
+	EXPECT_STREQ("online", state);
+	EXPECT_EQ(1, blade_counter(blade, "poisoned_pages"));
+
+	/* The job restores the page from its checkpoint: a zeroed page first. */
+	EXPECT_EQ(-EINVAL, rg_replace(self->fd, 1, PAGE));
+	EXPECT_EQ(-EINVAL, rg_replace(self->fd, 0, (n + 1) * PAGE));
+	EXPECT_EQ(1, rg_replace(self->fd, 0, n * PAGE));
+	EXPECT_EQ(0, rg_replace(self->fd, 0, n * PAGE));
+	ASSERT_FALSE(read_faults(self->p + victim * PAGE));
+	EXPECT_EQ(0, self->p[victim * PAGE + 5]);
+	fill(self->p + victim * PAGE, victim, 1);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(pattern(i, 7), ((uint64_t *)(self->p + i * PAGE))[7]);
+	ASSERT_EQ(0, event_find(self->dev, seq, CXLTIER_EVENT_REPLACE, NULL, &ev));
+	EXPECT_EQ(1, ev.pages);
+
+	/* Policy: with poison_fence_blade=2, a second poisoned page fences the blade. */
+	ASSERT_EQ(0, cxlt_write(CXLT_PARAMS "/poison_fence_blade", "2"));
+	dpa = dpa_of(healthy_tier, self->p + second * PAGE);
+	ASSERT_EQ(0, inject_poison(blade, dpa));
+	for (i = 0; i < 200; i++) {
+		blade_state(blade, state, sizeof(state));
+		if (!strcmp(state, "fenced"))
+			break;
+		usleep(50000);
+	}
+	cxlt_write(CXLT_PARAMS "/poison_fence_blade", "16");
+	EXPECT_STREQ("fenced", state);
+	ASSERT_EQ(0, event_find(self->dev, seq, CXLTIER_EVENT_FENCE, blade, &ev));
+	EXPECT_EQ(CXLTIER_CAUSE_POISON, ev.cause);
+	for (i = 0; i < n; i++)
+		ASSERT_TRUE(read_faults(self->p + i * PAGE)) TH_LOG("page %lu", i);
+}
+
+/*
+ * Drain a blade under a region on it: every page moves off (no SIGBUS, every page
+ * verifies), the blade is out of service, progress counters add up; then restore.
+ * Bad requests are refused with the reason and change nothing.
+ */
+TEST_F_TIMEOUT(fence, drain_and_restore, 300)
+{
+	const unsigned long n = 1024;
+	struct cxltier_event ev;
+	char blade[64], other[64], state[32];
+	int32_t *nodes;
+	unsigned long i;
+	uint64_t seq;
+	int node, onode;
+
+	if (!healthy_blade(blade, sizeof(blade), &node, NULL))
+		SKIP(return, "no healthy single-blade tier left");
+	ASSERT_EQ(0, region_on(_metadata, self, node, n));
+	seq = events_next(self->dev);
+	EXPECT_EQ(-ENOENT, cxlt_write(CXLT_SYSFS "/blade_drain", "mem999"));
+	EXPECT_EQ(-EALREADY, cxlt_write(CXLT_SYSFS "/blade_restore", blade));
+	ASSERT_EQ(0, cxlt_write(CXLT_SYSFS "/blade_drain", blade));
+	blade_state(blade, state, sizeof(state));
+	EXPECT_STREQ("out-of-service", state);
+	EXPECT_EQ(-EALREADY, cxlt_write(CXLT_SYSFS "/blade_drain", blade));
+	EXPECT_LE(n, blade_counter(blade, "drained_pages"));
+	EXPECT_EQ(0, blade_counter(blade, "drain_left"));
+	ASSERT_EQ(0, event_find(self->dev, seq, CXLTIER_EVENT_DRAIN, blade, &ev));
+	ksft_print_msg("%s drained: %llu pages in %llu ms\n", blade,
+		       (unsigned long long)ev.pages,
+		       (unsigned long long)ev.duration_ns / 1000000);
+
+	nodes = calloc(n, sizeof(*nodes));
+	ASSERT_EQ((int)n, rg_pages(self->fd, NULL, 0, n, nodes));
+	for (i = 0; i < n; i++) {
+		ASSERT_NE(node, nodes[i]) TH_LOG("page %lu is still on node %d", i, node);
+		ASSERT_FALSE(read_faults(self->p + i * PAGE)) TH_LOG("page %lu", i);
+		ASSERT_EQ(pattern(i, 3), ((uint64_t *)(self->p + i * PAGE))[3]);
+	}
+	free(nodes);
+
+	ASSERT_EQ(0, cxlt_write(CXLT_SYSFS "/blade_restore", blade));
+	blade_state(blade, state, sizeof(state));
+	EXPECT_STREQ("online", state);
+	EXPECT_EQ(-EALREADY, cxlt_write(CXLT_SYSFS "/blade_restore", blade));
+	ASSERT_EQ(0, event_find(self->dev, seq, CXLTIER_EVENT_RESTORE, blade, &ev));
+	/* Its tier is back: pages may go there again. */
+	ASSERT_TRUE(healthy_blade(other, sizeof(other), &onode, NULL));
+
+	/* A fenced blade has nothing to drain (the blade fence test fenced one). */
+	if (!strcmp(other, blade) && !healthy_blade(other, sizeof(other), &onode, blade))
+		return;
+}
+
+/*
+ * The blade goes away (its memdev unbound from cxl_mem, as PCIe hot removal and the
+ * error handler of an uncorrectable error do): cxltier fences it before the CXL core
+ * tears its decoders down, so the pages on it fault instead of reading zeroes.
+ */
+TEST_F_TIMEOUT(fence, unbind_fences, 120)
+{
+	const unsigned long n = 64;
+	struct cxltier_event ev;
+	char blade[64], state[32];
+	unsigned long i;
+	uint64_t seq;
+	int node;
+
+	if (!healthy_blade(blade, sizeof(blade), &node, NULL))
+		SKIP(return, "no healthy single-blade tier left");
+	ASSERT_EQ(0, region_on(_metadata, self, node, n));
+	seq = events_next(self->dev);
+	ASSERT_EQ(0, cxlt_write("/sys/bus/cxl/drivers/cxl_mem/unbind", blade));
+	blade_state(blade, state, sizeof(state));
+	EXPECT_STREQ("fenced", state);
+	ASSERT_EQ(0, event_find(self->dev, seq, CXLTIER_EVENT_FENCE, blade, &ev));
+	EXPECT_EQ(CXLTIER_CAUSE_UNBIND, ev.cause);
+	/* Pages other regions of this group left on the blade count too. */
+	EXPECT_LE(n, ev.pages);
+	ksft_print_msg("%s unbound: %llu pages fenced in %llu us\n", blade,
+		       (unsigned long long)ev.pages, (unsigned long long)ev.duration_ns / 1000);
+	for (i = 0; i < n; i++) {
+		ASSERT_TRUE(read_faults(self->p + i * PAGE)) TH_LOG("page %lu", i);
+		ASSERT_EQ(BUS_MCEERR_AR, last.si_code);
+	}
+	/* Restoring needs its tiers gone first. */
+	EXPECT_EQ(-EBUSY, cxlt_write(CXLT_SYSFS "/blade_restore", blade));
+	EXPECT_EQ(-EIO, cxlt_write(CXLT_SYSFS "/blade_drain", blade));
+}
+
+/*
+ * The contrast, last (it leaves a blade gone and unfenced; the group reloads the
+ * module): with the module's fencing off, a blade that goes away silently reads
+ * as zeroes.
+ */
+TEST_F_TIMEOUT(fence, without_fencing_reads_zeroes, 120)
+{
+	const unsigned long n = 16;
+	char blade[64], state[32];
+	unsigned long i, zero = 0;
+	int node;
+
+	if (!healthy_blade(blade, sizeof(blade), &node, NULL))
+		SKIP(return, "no healthy single-blade tier left");
+	ASSERT_EQ(0, region_on(_metadata, self, node, n));
+	ASSERT_EQ(0, cxlt_write(CXLT_PARAMS "/fence", "0"));
+	ASSERT_EQ(0, cxlt_write("/sys/bus/cxl/drivers/cxl_mem/unbind", blade));
+	cxlt_write(CXLT_PARAMS "/fence", "1");
+	blade_state(blade, state, sizeof(state));
+	EXPECT_STRNE("fenced", state);
+	for (i = 0; i < n; i++) {
+		ASSERT_FALSE(read_faults(self->p + i * PAGE)) TH_LOG("page %lu", i);
+		zero += ((uint64_t *)(self->p + i * PAGE))[3] == 0;
+	}
+	ksft_print_msg("without fencing, %lu of %lu pages of the removed %s read as zeroes\n",
+		       zero, n, blade);
+	EXPECT_EQ(n, zero);
 }
 
 /* At exit of the main process: the fence lasts until unload, so unload and reload. */

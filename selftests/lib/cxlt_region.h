@@ -112,6 +112,51 @@ static inline int rg_pages(int fd, const char *name, uint64_t off, uint32_t coun
 	return rc ? rc : (int)p.count;
 }
 
+/* CREATE with pages allowed only on NUMA node @node (slow-only: first touch there). */
+static inline int rg_create_on(int dev, const char *name, uint64_t len, int node)
+{
+	struct cxltier_create c = { .size = sizeof(c), .length = len,
+				    .policy = CXLTIER_POLICY_SLOW_ONLY };
+
+	snprintf(c.name, sizeof(c.name), "%s", name);
+	c.nodes[node / 64] |= 1ULL << (node % 64);
+	return xioctl(dev, CXLTIER_IOC_CREATE, &c);
+}
+
+/* REPLACE through a region file: the number of fenced pages replaced, or -errno. */
+static inline long rg_replace(int fd, uint64_t off, uint64_t len)
+{
+	struct cxltier_replace r = { .size = sizeof(r), .offset = off, .length = len };
+	int rc = xioctl(fd, CXLTIER_IOC_REPLACE, &r);
+
+	return rc ? rc : (long)r.replaced;
+}
+
+/* FENCED through a region file: 0 with *@f filled in, or -errno. */
+static inline int rg_fenced(int fd, uint64_t off, struct cxltier_fenced *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->size = sizeof(*f);
+	f->offset = off;
+	return xioctl(fd, CXLTIER_IOC_FENCED, f);
+}
+
+/*
+ * EVENTS on /dev/cxltier from record @seq: the number of records read into @ev (up
+ * to @max), *@next the number after them; or -errno.
+ */
+static inline int rg_events(int dev, uint64_t seq, struct cxltier_event *ev, uint32_t max,
+			    uint64_t *next)
+{
+	struct cxltier_events e = { .size = sizeof(e), .seq = seq, .count = max,
+				    .events = (uintptr_t)ev };
+	int rc = xioctl(dev, CXLTIER_IOC_EVENTS, &e);
+
+	if (!rc && next)
+		*next = e.seq;
+	return rc ? rc : (int)e.count;
+}
+
 struct rstat {
 	struct cxltier_stat st;
 	struct cxltier_node_pages nodes[64];
