@@ -185,14 +185,17 @@ static void cxlt_fence_offline_workfn(struct work_struct *work)
 
 /* Steps 2 and 3 of DOC: fencing, for the ranges the barrier returned; queues 4. */
 static void cxlt_fence_scan(struct cxlt_fence_range *fr, int n, u64 *region_pages,
-			    u64 *ram_pages)
+			    u64 *ram_pages, s64 *region_us)
 {
+	ktime_t t0;
 	long pages;
 	int i, k;
 
 	lockdep_assert_held(&cxlt_fence.lock);
+	t0 = ktime_get();
 	pages = cxlt_fence_all_region_pages();
 	*region_pages = pages > 0 ? pages : 0;
+	*region_us = ktime_us_delta(ktime_get(), t0);
 	*ram_pages = 0;
 	for (i = 0; i < n; i++) {
 		*ram_pages += cxlt_fence_ram(&fr[i], false);
@@ -207,7 +210,7 @@ static void cxlt_fence_scan(struct cxlt_fence_range *fr, int n, u64 *region_page
 }
 
 static void cxlt_fence_done(struct cxlt_health *h, const char *what, u32 cause,
-			    u64 region_pages, u64 ram_pages, ktime_t t0)
+			    u64 region_pages, u64 ram_pages, s64 region_us, ktime_t t0)
 {
 	u64 ns = ktime_to_ns(ktime_sub(ktime_get(), t0));
 	struct cxlt_event_args ev = {
@@ -221,8 +224,9 @@ static void cxlt_fence_done(struct cxlt_health *h, const char *what, u32 cause,
 		atomic64_set(&h->fence_ns, ns);
 	}
 	cxlt_event_log(&ev);
-	pr_warn("%s fenced (%s): %llu region pages and %llu system-RAM pages poisoned and unmapped in %llu us\n",
-		what, cxlt_cause_name(cause), region_pages, ram_pages, ns / NSEC_PER_USEC);
+	pr_warn("%s fenced (%s): %llu region pages (in %lld us) and %llu system-RAM pages poisoned and unmapped, %llu us from the trigger\n",
+		what, cxlt_cause_name(cause), region_pages, region_us, ram_pages,
+		ns / NSEC_PER_USEC);
 }
 
 /**
@@ -245,6 +249,7 @@ int cxlt_fence_blade(const char *blade, u32 cause, ktime_t t0)
 		kcalloc(CXLT_FENCE_MAX_TIERS, sizeof(*fr), GFP_KERNEL);
 	u64 region_pages, ram_pages;
 	struct cxlt_health *h;
+	s64 region_us;
 	int n;
 
 	if (!fr)
@@ -262,8 +267,9 @@ int cxlt_fence_blade(const char *blade, u32 cause, ktime_t t0)
 	h->cause = cause;
 	h->time_ns = ktime_get_real_ns();
 	cxlt_health_move(h, ~0U, CXLT_SVC_FENCED);
-	cxlt_fence_scan(fr, min(n, CXLT_FENCE_MAX_TIERS), &region_pages, &ram_pages);
-	cxlt_fence_done(h, blade, cause, region_pages, ram_pages, t0);
+	cxlt_fence_scan(fr, min(n, CXLT_FENCE_MAX_TIERS), &region_pages, &ram_pages,
+			&region_us);
+	cxlt_fence_done(h, blade, cause, region_pages, ram_pages, region_us, t0);
 	return 0;
 }
 
@@ -284,6 +290,7 @@ int cxlt_fence_cxl_region(struct device *region, u32 cause, ktime_t t0)
 	struct cxlt_fence_range *fr __free(kfree) =
 		kcalloc(CXLT_FENCE_MAX_TIERS, sizeof(*fr), GFP_KERNEL);
 	u64 region_pages, ram_pages;
+	s64 region_us;
 	int n;
 
 	if (!fr)
@@ -292,8 +299,9 @@ int cxlt_fence_cxl_region(struct device *region, u32 cause, ktime_t t0)
 	n = cxlt_tiers_fence(NULL, region, fr, CXLT_FENCE_MAX_TIERS);
 	if (!n)
 		return -ENOENT;
-	cxlt_fence_scan(fr, min(n, CXLT_FENCE_MAX_TIERS), &region_pages, &ram_pages);
-	cxlt_fence_done(NULL, dev_name(region), cause, region_pages, ram_pages, t0);
+	cxlt_fence_scan(fr, min(n, CXLT_FENCE_MAX_TIERS), &region_pages, &ram_pages,
+			&region_us);
+	cxlt_fence_done(NULL, dev_name(region), cause, region_pages, ram_pages, region_us, t0);
 	return 0;
 }
 
