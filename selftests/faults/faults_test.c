@@ -175,6 +175,60 @@ TEST_F_TIMEOUT(faults, poison_list, 120)
 }
 
 /*
+ * A job that checkpoints survives the fence of a blade under its data: with
+ * libcxltier's fence handler it replaces each fenced page, restores it from its
+ * checkpoint and finishes with every page verified (tools/examples/ckpt_job.cpp);
+ * cxltierctl events shows the fence and the replacements.
+ */
+TEST_F_TIMEOUT(faults, library_recovery, 300)
+{
+	char line[512], out[64];
+	int lost = 0, passes = 0, verified = 0, t;
+	FILE *log;
+	pid_t pid;
+
+	if (access("/usr/bin/cxltier-ckpt-job", X_OK))
+		SKIP(return, "cxltier-ckpt-job is not in the guest image");
+	snprintf(out, sizeof(out), "/tmp/ckpt.%d", getpid());
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		freopen(out, "w", stdout);
+		execlp("cxltier-ckpt-job", "cxltier-ckpt-job", "--mib", "4", "--iterations", "10",
+		       "--pause-ms", "300", NULL);
+		_exit(127);
+	}
+	/* Fence once the job has done two passes. */
+	for (t = 0; t < 600 && passes < 2; t++) {
+		usleep(100000);
+		passes = 0;
+		log = fopen(out, "r");
+		while (log && fgets(line, sizeof(line), log))
+			passes += !!strstr(line, " done, ");
+		if (log)
+			fclose(log);
+	}
+	EXPECT_LE(2, passes);
+	EXPECT_EQ(0, sh(NULL, 0, "cxltierctl blade fence --force %s", self->blade));
+	ASSERT_EQ(pid, waitpid(pid, &t, 0));
+	log = fopen(out, "r");
+	ASSERT_NE(NULL, log);
+	while (fgets(line, sizeof(line), log)) {
+		printf("# %s", line);
+		lost += strstr(line, "fenced (blade ") && strstr(line, self->blade);
+		verified += !!strstr(line, "every page verified");
+	}
+	fclose(log);
+	unlink(out);
+	EXPECT_TRUE(WIFEXITED(t) && !WEXITSTATUS(t)) TH_LOG("job status %#x", t);
+	EXPECT_LT(0, lost);
+	EXPECT_EQ(1, verified);
+	EXPECT_EQ(0, sh(line, sizeof(line),
+			"cxltierctl events --json | grep -c '\\(\"fence\"\\|\"replace\"\\)'"));
+	EXPECT_LE(2, atoi(line)) TH_LOG("events: %s", line);
+}
+
+/*
  * The daemon moves the region's pages between DRAM and the blade at full budget
  * while the blade is fenced: afterwards no page is on the blade, and every page
  * either verifies or is fenced; none comes back with other data.
