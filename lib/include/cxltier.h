@@ -40,9 +40,12 @@ struct cxltier_cxl_region;
 
 /* Blade (CXL memdev) state; values are ABI, new ones are only ever appended. */
 enum cxltier_blade_state {
-	CXLTIER_BLADE_STATE_UNKNOWN = 0, /* text this library does not know */
-	CXLTIER_BLADE_STATE_ONLINE = 1,  /* bound to cxl_mem */
-	CXLTIER_BLADE_STATE_OFFLINE = 2, /* not bound */
+	CXLTIER_BLADE_STATE_UNKNOWN = 0,        /* text this library does not know */
+	CXLTIER_BLADE_STATE_ONLINE = 1,         /* bound to cxl_mem, in service */
+	CXLTIER_BLADE_STATE_OFFLINE = 2,        /* not bound */
+	CXLTIER_BLADE_STATE_DRAINING = 3,       /* its pages are being moved off (drain) */
+	CXLTIER_BLADE_STATE_OUT_OF_SERVICE = 4, /* drained: nothing is placed on it */
+	CXLTIER_BLADE_STATE_FENCED = 5,         /* fenced: its pages are lost, access SIGBUS */
 };
 
 /* CXL region mode. */
@@ -128,8 +131,62 @@ enum cxltier_blade_state cxltier_blade_get_state(const struct cxltier_blade *bla
 const char *const *cxltier_blade_get_cxl_regions(const struct cxltier_blade *blade,
 						  size_t *count);
 
-/* "online", "offline" or "unknown". */
+/* "online", "offline", "draining", "out-of-service", "fenced" or "unknown". */
 const char *cxltier_blade_state_name(enum cxltier_blade_state state);
+
+/*
+ * Fencing and draining counters of @blade as of the snapshot (files of
+ * blades/<memdev>/).  A module older than blade drain has none of them: they read
+ * 0 and cxltier_blade_has_recovery_counters() tells that apart.
+ *   fenced_pages    pages fenced on the blade (global region pages and system RAM)
+ *   fence_us        microseconds from the fence's trigger to its last page, 0 if
+ *                   never fenced
+ *   drained_pages   pages moved off the blade by the last (or current) drain
+ *   drain_left      pages still on the blade while it drains, else 0
+ *   drain_us        how long the last drain took, microseconds
+ *   poisoned_pages  poisoned addresses the device reported
+ */
+uint64_t cxltier_blade_get_fenced_pages(const struct cxltier_blade *blade);
+uint64_t cxltier_blade_get_fence_us(const struct cxltier_blade *blade);
+uint64_t cxltier_blade_get_drained_pages(const struct cxltier_blade *blade);
+uint64_t cxltier_blade_get_drain_left(const struct cxltier_blade *blade);
+uint64_t cxltier_blade_get_drain_us(const struct cxltier_blade *blade);
+uint64_t cxltier_blade_get_poisoned_pages(const struct cxltier_blade *blade);
+/* 1 when the module reports the counters above for @blade, 0 when it predates them. */
+int cxltier_blade_has_recovery_counters(const struct cxltier_blade *blade);
+
+/*
+ * Take a blade out of service and back (needs root).  @blade is a memdev name
+ * ("mem0"); the snapshot is not refreshed (cxltier_refresh() shows the new
+ * state).  0, or a negative errno with a one-line reason in
+ * cxltier_get_last_error(@ctx):
+ *   -EINVAL  bad name (empty, blanks or control characters, 32 bytes or more)
+ *   -ENOENT  no such blade, or no tier has memory on it; also: module not loaded
+ *   -EOPNOTSUPP  the module has no such operation (it predates it)
+ *   -EACCES, -EPERM  needs root
+ *
+ * cxltier_blade_fence(): from now on nothing is placed on the blade and every
+ * page with data on it is fenced: its data is gone and its next access is SIGBUS
+ * (see cxltier_fence_handler_install()).  For a blade that failed.
+ *   -EALREADY  fenced already
+ *
+ * cxltier_blade_drain(): moves every page off the blade, then takes it out of
+ * service; returns when it is done (minutes for a large blade: call it from a
+ * thread of its own to watch cxltier_blade_get_drain_left() meanwhile, with a
+ * context of its own).  For a blade about to be removed; nothing is lost.
+ *   -EALREADY  out of service already;  -EBUSY  a drain of it is running
+ *   -EIO       the blade is fenced (there is nothing left to move)
+ *   -ENOSPC    the rest of the pool has no room for its pages (nothing changed)
+ *   -EINTR     a signal interrupted it: the blade is online again; the pages
+ *              moved stay where they went
+ *
+ * cxltier_blade_restore(): back in service after a drain or a fence.
+ *   -EALREADY  in service already (online)
+ *   -EBUSY     fenced, and a tier still has memory on it: remove the tier first
+ */
+int cxltier_blade_fence(struct cxltier_ctx *ctx, const char *blade);
+int cxltier_blade_drain(struct cxltier_ctx *ctx, const char *blade);
+int cxltier_blade_restore(struct cxltier_ctx *ctx, const char *blade);
 
 #define for_each_cxltier_blade(ctx, blade)                                     \
 	for ((blade) = cxltier_blade_get_first(ctx); (blade);                  \

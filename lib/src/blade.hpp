@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "cxltier.h"
@@ -18,11 +19,24 @@ struct cxltier_blade {
 	std::string pci_dev;
 	cxltier_blade_state state;
 	cxltier::internal::name_list cxl_regions;
+	// Fencing and draining counters; nullopt from a module older than drain.
+	std::optional<std::uint64_t> fenced_pages;
+	std::optional<std::uint64_t> fence_us;
+	std::optional<std::uint64_t> drained_pages;
+	std::optional<std::uint64_t> drain_left;
+	std::optional<std::uint64_t> drain_us;
+	std::optional<std::uint64_t> poisoned_pages;
 };
 
 namespace cxltier::internal {
 
 // Reads one blade directory; the error names the first file at fault.
 result<cxltier_blade> load_blade(cxltier_ctx *ctx, const fs::path &dir);
+
+// Why a write of @blade to blade_fence, blade_drain or blade_restore (@file) failed,
+// in one line: the errno as the ABI document defines it for that file.  @known:
+// the blade is in the snapshot; @tiers: the tiers with memory on it.
+std::string blade_write_reason(std::string_view file, std::string_view blade, int err, bool known,
+			       const std::string &tiers);
 
 } // namespace cxltier::internal

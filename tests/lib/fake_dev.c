@@ -25,7 +25,10 @@
  *
  * Writes: under the CXLTIER_SYSFS tree, a write to the file CXLTIER_FAKE_REFUSE
  * names fails with EINVAL, and so does one to daemon/wmark_low_mb or
- * daemon/wmark_high_mb that would put the low watermark above the high one.
+ * daemon/wmark_high_mb that would put the low watermark above the high one.  A
+ * write to any file F there first waits while F.block exists (as blade_drain
+ * blocks until the drain is done; a signal ends the wait with EINTR), then fails
+ * with the errno in F.errno (a number) when that exists.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -38,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/cxltier.h>
@@ -407,14 +411,14 @@ int ioctl(int fd, unsigned long req, ...)
 	return real_ioctl(fd, req, arg);
 }
 
-/* The number in file @dir/@name, or -1. */
+/* The number in file @dir/@name (@dir itself when @name is ""), or -1. */
 static long long read_number(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
 	long long v = -1;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(path, sizeof(path), "%s%s%s", dir, *name ? "/" : "", name);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
@@ -451,15 +455,37 @@ static int refused(const char *root, const char *path, const void *buf, size_t n
 	return 0;
 }
 
+/* Waits while @path.block exists; 0, or -1 with EINTR when a signal came. */
+static int wait_unblocked(const char *path)
+{
+	char block[PATH_MAX + 8];
+
+	snprintf(block, sizeof(block), "%s.block", path);
+	while (access(block, F_OK) == 0) {
+		struct timespec ts = {0, 10 * 1000 * 1000};
+
+		if (nanosleep(&ts, NULL) && errno == EINTR)
+			return fail(EINTR);
+	}
+	return 0;
+}
+
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	const char *env = getenv("CXLTIER_SYSFS");
-	char root[PATH_MAX], path[PATH_MAX];
+	char root[PATH_MAX], path[PATH_MAX], ctl[PATH_MAX + 8];
+	long long e;
 
 	if (!env || !realpath(env, root) || fd_path(fd, path, sizeof(path)) ||
 	    strncmp(path, root, strlen(root)) || path[strlen(root)] != '/')
 		return real_write(fd, buf, n);
 	if (refused(root, path, buf, n))
 		return fail(EINVAL);
+	if (wait_unblocked(path))
+		return -1;
+	snprintf(ctl, sizeof(ctl), "%s.errno", path);
+	e = read_number(ctl, "");
+	if (e > 0)
+		return fail((int)e);
 	return real_write(fd, buf, n);
 }
