@@ -567,6 +567,91 @@ uint64_t cxltier_region_list_get_size(const struct cxltier_region_list *list, si
 enum cxltier_region_policy cxltier_region_list_get_policy(const struct cxltier_region_list *list,
 							  size_t i);
 
+/* --- The event log -------------------------------------------------------- */
+
+/*
+ * The module logs what happens to blades and to region pages: fences, pages
+ * fenced and replaced, poison reports, drains and restores.  It keeps the newest
+ * 1024 records, numbered from 1 in the order they happened; anyone who may open
+ * /dev/cxltier may read them.  Read through /dev/cxltier (or CXLTIER_DEV) with
+ * CXLTIER_IOC_EVENTS, as the global regions above, and with their errors.
+ * Values are ABI (the module's CXLTIER_EVENT_* and CXLTIER_CAUSE_*); a newer
+ * module may report values this library has no name for.
+ */
+enum cxltier_event_type {
+	CXLTIER_EVENT_TYPE_UNKNOWN = 0,
+	CXLTIER_EVENT_TYPE_FENCE = 1,      /* a blade was fenced */
+	CXLTIER_EVENT_TYPE_FENCE_PAGE = 2, /* region pages were fenced (a media error) */
+	CXLTIER_EVENT_TYPE_REPLACE = 3,    /* fenced pages were replaced by fresh ones */
+	CXLTIER_EVENT_TYPE_POISON = 4,     /* a blade reported poison or an error */
+	CXLTIER_EVENT_TYPE_DRAIN = 5,      /* a blade was drained: out of service */
+	CXLTIER_EVENT_TYPE_RESTORE = 6,    /* a blade is back in service */
+};
+
+enum cxltier_event_cause {
+	CXLTIER_EVENT_CAUSE_UNKNOWN = 0,
+	CXLTIER_EVENT_CAUSE_ADMIN = 1,         /* asked for (sysfs, cxltierctl, an ioctl) */
+	CXLTIER_EVENT_CAUSE_UNBIND = 2,        /* the memdev or its CXL region went away */
+	CXLTIER_EVENT_CAUSE_POISON = 3,        /* poison records (poison list, injection) */
+	CXLTIER_EVENT_CAUSE_MEDIA = 4,         /* general media or DRAM event records */
+	CXLTIER_EVENT_CAUSE_UNCORRECTABLE = 5, /* an uncorrectable (AER) error */
+};
+
+/* "fence", "fence-page", "replace", "poison", "drain", "restore", or "unknown". */
+const char *cxltier_event_type_name(enum cxltier_event_type type);
+/* "admin", "unbind", "poison", "media", "uncorrectable", or "unknown". */
+const char *cxltier_event_cause_name(enum cxltier_event_cause cause);
+
+struct cxltier_event_list; /* records read from the log at once */
+
+/* cxltier_event_list_read(): wait until there is a record to return. */
+#define CXLTIER_EVENT_READ_WAIT 1
+
+/*
+ * Read the records numbered @seq and later, at most 1024 (@seq 0 or 1: from the
+ * oldest kept); *@list gets them, possibly none.  Read again from
+ * cxltier_event_list_get_next_seq() for the next ones.  With
+ * CXLTIER_EVENT_READ_WAIT, sleeps until a record numbered @seq or later exists.
+ * Free the list with cxltier_event_list_free().  Errors besides those of global
+ * regions: -EINVAL unknown @flags; -EINTR a signal interrupted the wait (a
+ * handler installed without SA_RESTART; with it, the wait goes on);
+ * -EOPNOTSUPP the module has no event log.
+ */
+int cxltier_event_list_read(struct cxltier_ctx *ctx, uint64_t seq, unsigned int flags,
+			    struct cxltier_event_list **list);
+void cxltier_event_list_free(struct cxltier_event_list *list);
+size_t cxltier_event_list_get_count(const struct cxltier_event_list *list);
+/* The @seq to read the records after these from. */
+uint64_t cxltier_event_list_get_next_seq(const struct cxltier_event_list *list);
+/* Records from the @seq asked for that the log no longer kept (read too late). */
+uint64_t cxltier_event_list_get_lost(const struct cxltier_event_list *list);
+
+/*
+ * Record @i of the list (0, "" or UNKNOWN past the end):
+ *   seq          its number
+ *   time_ns      when it happened, CLOCK_REALTIME nanoseconds
+ *   blade        the memdev ("mem0"), "" for REPLACE
+ *   region_id, region  the global region (FENCE_PAGE, REPLACE), else 0 and ""
+ *   offset       byte offset in the region (FENCE_PAGE, REPLACE); the host
+ *                physical address for POISON; else 0
+ *   pages        pages fenced (region and system-RAM pages), replaced or drained
+ *   ram_pages    of those, system-RAM pages (FENCE)
+ *   duration_ns  from the trigger to the last page fenced or drained
+ */
+uint64_t cxltier_event_list_get_seq(const struct cxltier_event_list *list, size_t i);
+uint64_t cxltier_event_list_get_time_ns(const struct cxltier_event_list *list, size_t i);
+enum cxltier_event_type cxltier_event_list_get_type(const struct cxltier_event_list *list,
+						    size_t i);
+enum cxltier_event_cause cxltier_event_list_get_cause(const struct cxltier_event_list *list,
+						      size_t i);
+const char *cxltier_event_list_get_blade(const struct cxltier_event_list *list, size_t i);
+uint32_t cxltier_event_list_get_region_id(const struct cxltier_event_list *list, size_t i);
+const char *cxltier_event_list_get_region(const struct cxltier_event_list *list, size_t i);
+uint64_t cxltier_event_list_get_offset(const struct cxltier_event_list *list, size_t i);
+uint64_t cxltier_event_list_get_pages(const struct cxltier_event_list *list, size_t i);
+uint64_t cxltier_event_list_get_ram_pages(const struct cxltier_event_list *list, size_t i);
+uint64_t cxltier_event_list_get_duration_ns(const struct cxltier_event_list *list, size_t i);
+
 /* --- The migration daemon (cxltierd) -------------------------------------- */
 
 /*

@@ -18,8 +18,21 @@
  *             failed moved_bytes sampled accessed hinted (numbers),
  *             nodes=N:P,N:P (resident pages per node), pages=N,N,... (node of
  *             each page from the first; later pages are CXLTIER_PAGE_NONE) and
- *             hint_errno=E (HINT fails with E, as the module would).
+ *             hint_errno=E (HINT fails with E, as the module would);
+ *             fenced_at=P,P,... (indexes of fenced pages, for FENCED and
+ *             REPLACE), fence_blade=memN, fence_cause=C, fence_time=NS (what
+ *             FENCED reports for them).
  *   hints     HINT appends "<name> <offset> <length> <hint>" per call.
+ *   replaced  REPLACE appends "<name> <offset> <length>" per call; it reports
+ *             the fenced pages of the range as replaced (the file of regions
+ *             stays as it is).
+ *   events    the event log, one record per line, oldest first:
+ *             <seq> <time_ns> <type> <cause> <blade> <region_id> <region>
+ *             <offset> <pages> <ram_pages> <duration_ns>  ("-": an empty name).
+ *             EVENTS with CXLTIER_EVENTS_WAIT polls it until a record comes (a
+ *             signal ends the wait with EINTR).
+ *   old       when it exists, EVENTS, FENCED and REPLACE fail with ENOTTY, as
+ *             from a module that predates them.
  *   region.<id>.<r|w>  made by OPEN; the region file descriptors point at them.
  * The file is read at every call, so a test may change it between calls.
  *
@@ -66,6 +79,11 @@ struct fake_region {
 	unsigned int nr_pages;
 	int pages[FAKE_MAX_PAGES];
 	int hint_errno;
+	unsigned int nr_fenced;
+	int fenced_at[FAKE_MAX_PAGES];
+	char fence_blade[CXLTIER_BLADE_NAME_MAX];
+	unsigned int fence_cause;
+	unsigned long long fence_time;
 };
 
 static int real_ioctl(int fd, unsigned long req, void *arg)
@@ -154,6 +172,11 @@ static void put_page(struct fake_region *r, unsigned int i, const char *p, char 
 	r->pages[i] = (int)strtol(p, end, 10);
 }
 
+static void put_fenced(struct fake_region *r, unsigned int i, const char *p, char **end)
+{
+	r->fenced_at[i] = (int)strtol(p, end, 10);
+}
+
 static void parse_key(struct fake_region *r, const char *key, const char *val)
 {
 	static const struct {
@@ -180,6 +203,87 @@ static void parse_key(struct fake_region *r, const char *key, const char *val)
 		parse_list(val, FAKE_MAX_NODES, &r->nr_nodes, put_node, r);
 	else if (!strcmp(key, "pages"))
 		parse_list(val, FAKE_MAX_PAGES, &r->nr_pages, put_page, r);
+	else if (!strcmp(key, "fenced_at"))
+		parse_list(val, FAKE_MAX_PAGES, &r->nr_fenced, put_fenced, r);
+	else if (!strcmp(key, "fence_blade"))
+		snprintf(r->fence_blade, sizeof(r->fence_blade), "%s", val);
+	else if (!strcmp(key, "fence_cause"))
+		r->fence_cause = (unsigned int)strtoul(val, NULL, 0);
+	else if (!strcmp(key, "fence_time"))
+		r->fence_time = strtoull(val, NULL, 0);
+}
+
+static int is_fenced(const struct fake_region *r, unsigned long long page)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_fenced; i++)
+		if ((unsigned long long)r->fenced_at[i] == page)
+			return 1;
+	return 0;
+}
+
+/* Whether the fake plays a module that predates EVENTS, FENCED and REPLACE. */
+static int is_old(const char *dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/old", dir);
+	return access(path, F_OK) == 0;
+}
+
+/* One line of the events file into @e; 0 or -1 when it is not a record. */
+static int parse_event(const char *line, struct cxltier_event *e)
+{
+	char blade[CXLTIER_BLADE_NAME_MAX], region[CXLTIER_NAME_MAX];
+	unsigned long long seq, time_ns, offset, pages, ram_pages, duration_ns;
+
+	memset(e, 0, sizeof(*e));
+	if (sscanf(line, "%llu %llu %u %u %31s %u %63s %llu %llu %llu %llu", &seq, &time_ns,
+		   &e->type, &e->cause, blade, &e->region_id, region, &offset, &pages,
+		   &ram_pages, &duration_ns) != 11)
+		return -1;
+	e->seq = seq;
+	e->time_ns = time_ns;
+	e->offset = offset;
+	e->pages = pages;
+	e->ram_pages = ram_pages;
+	e->duration_ns = duration_ns;
+	if (strcmp(blade, "-"))
+		memcpy(e->blade, blade, strlen(blade) + 1);
+	if (strcmp(region, "-"))
+		memcpy(e->region, region, strlen(region) + 1);
+	return 0;
+}
+
+/* EVENTS without waiting: the records from @ev->seq that fit, as the module does. */
+static int read_events(const char *dir, struct cxltier_events *ev)
+{
+	struct cxltier_event *out = (struct cxltier_event *)(uintptr_t)ev->events;
+	unsigned long long want = ev->seq ? ev->seq : 1, first = 0, last = 0;
+	char path[PATH_MAX], line[512];
+	unsigned int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/events", dir);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		struct cxltier_event e;
+
+		if (parse_event(line, &e))
+			continue;
+		if (!first)
+			first = e.seq;
+		last = e.seq;
+		if (e.seq >= want && n < ev->count)
+			out[n++] = e;
+	}
+	if (f)
+		fclose(f);
+	ev->lost = ev->seq && first > want ? (__u32)(first - want) : 0;
+	ev->count = n;
+	ev->seq = n ? out[n - 1].seq + 1 : (last && want <= last ? last + 1 : want);
+	return 0;
 }
 
 /*
@@ -289,6 +393,28 @@ static int dev_ioctl(const char *dir, unsigned long req, void *arg)
 		return CXLTIER_ABI_VERSION;
 	if (!arg || !size_ok(req, arg))
 		return fail(EINVAL);
+	if (req == CXLTIER_IOC_EVENTS) {
+		struct cxltier_events *ev = arg;
+		struct cxltier_events copy;
+
+		if (is_old(dir))
+			return fail(ENOTTY);
+		if (ev->flags & ~CXLTIER_EVENTS_FLAGS || !ev->count ||
+		    ev->count > CXLTIER_EVENTS_MAX || ev->reserved[0] || ev->reserved[1])
+			return fail(EINVAL);
+		for (;;) {
+			struct timespec ts = {0, 10 * 1000 * 1000};
+
+			copy = *ev;
+			read_events(dir, &copy);
+			if (copy.count || !(ev->flags & CXLTIER_EVENTS_WAIT))
+				break;
+			if (nanosleep(&ts, NULL) && errno == EINTR)
+				return fail(EINTR);
+		}
+		*ev = copy;
+		return 0;
+	}
 	if (req == CXLTIER_IOC_LIST) {
 		struct cxltier_list *l = arg;
 		unsigned int n;
@@ -364,6 +490,45 @@ static int region_ioctl(const char *dir, unsigned int id, int writable, unsigned
 			return -1;
 		fprintf(f, "%s %llu %llu %u\n", r.name, (unsigned long long)h->offset,
 			(unsigned long long)h->length, h->hint);
+		fclose(f);
+		return 0;
+	}
+	if ((req == CXLTIER_IOC_FENCED || req == CXLTIER_IOC_REPLACE) && is_old(dir))
+		return fail(ENOTTY);
+	if (req == CXLTIER_IOC_FENCED) {
+		struct cxltier_fenced *fe = arg;
+
+		if (fe->flags || fe->id || fe->name[0] || fe->offset >= r.length)
+			return fail(EINVAL);
+		fe->fenced = is_fenced(&r, fe->offset / FAKE_PAGE);
+		fe->time_ns = fe->fenced ? r.fence_time : 0;
+		fe->cause = fe->fenced ? r.fence_cause : 0;
+		memset(fe->blade, 0, sizeof(fe->blade));
+		if (fe->fenced)
+			memcpy(fe->blade, r.fence_blade, sizeof(fe->blade));
+		return 0;
+	}
+	if (req == CXLTIER_IOC_REPLACE) {
+		struct cxltier_replace *rp = arg;
+		unsigned long long p;
+		char path[PATH_MAX];
+		FILE *f;
+
+		if (rp->flags || rp->id || rp->name[0] || rp->offset % FAKE_PAGE || !rp->length ||
+		    rp->length % FAKE_PAGE || rp->offset >= r.length ||
+		    rp->length > r.length - rp->offset)
+			return fail(EINVAL);
+		if (!writable)
+			return fail(EBADF);
+		rp->replaced = 0;
+		for (p = rp->offset / FAKE_PAGE; p < (rp->offset + rp->length) / FAKE_PAGE; p++)
+			rp->replaced += is_fenced(&r, p);
+		snprintf(path, sizeof(path), "%s/replaced", dir);
+		f = fopen(path, "ae");
+		if (!f)
+			return -1;
+		fprintf(f, "%s %llu %llu\n", r.name, (unsigned long long)rp->offset,
+			(unsigned long long)rp->length);
 		fclose(f);
 		return 0;
 	}
