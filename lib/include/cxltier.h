@@ -652,6 +652,79 @@ uint64_t cxltier_event_list_get_pages(const struct cxltier_event_list *list, siz
 uint64_t cxltier_event_list_get_ram_pages(const struct cxltier_event_list *list, size_t i);
 uint64_t cxltier_event_list_get_duration_ns(const struct cxltier_event_list *list, size_t i);
 
+/* --- Recovery from fenced pages (SIGBUS) ----------------------------------- */
+
+/*
+ * A page of a global region whose memory failed (poison, a media error, a fenced
+ * blade) is fenced: its data is gone, and the next access to it, in every process
+ * that maps it, is SIGBUS with si_code BUS_MCEERR_AR and the address (never a page
+ * of made-up data).  A program that can rebuild such data installs a process-wide
+ * SIGBUS handler with cxltier_fence_handler_install(): for a fault in a region
+ * mapped with cxltier_region_map() (or cxltier_handle_resolve()), the handler asks
+ * the module which blade the page was on, when and why it was fenced
+ * (CXLTIER_IOC_FENCED), and calls @cb, which says what to do:
+ *
+ *   CXLTIER_FENCE_RETRY_REPLACE  the library replaces the fenced page with a fresh
+ *       one (CXLTIER_IOC_REPLACE; the region must be open for writing), then
+ *       returns from the handler, and the access runs again: it reads zeroes (a
+ *       write lands on the fresh page).  The program must then restore the data,
+ *       e.g. after @cb noted what was lost.
+ *   CXLTIER_FENCE_DEFAULT  what would have happened without this handler: the
+ *       previous SIGBUS action runs (a handler of the program's, or the default:
+ *       the process dies of SIGBUS).
+ *
+ * Any other SIGBUS (another si_code, an address in no such mapping) goes to the
+ * previous action untouched: a handler installed before (with its sa_flags and
+ * sa_mask honoured), SIG_IGN (a fault from the kernel is not ignored, as the
+ * kernel would not), or SIG_DFL (the process dies of SIGBUS with the original
+ * siginfo).  The same goes for a replacement that fails.  A fault on a page that
+ * is no longer fenced (another thread's handler replaced it meanwhile) is retried
+ * once without calling @cb.
+ *
+ * @cb runs in the signal handler, in the thread that faulted, possibly in several
+ * threads at once and on an alternate signal stack: it may only do what a signal
+ * handler may (async-signal-safe functions, lock-free atomics, writes to memory
+ * of its own; no malloc, no stdio, no locks, no libcxltier calls).  The event and
+ * its strings are valid until @cb returns.  Mappings a program makes itself from
+ * cxltier_region_get_fd() are not covered; at most 1024 mappings at a time are
+ * (others get the previous action).  Unmapping a region while another thread
+ * faults on it is the program's bug.
+ */
+struct cxltier_fence_event {
+	uint32_t region_id;  /* the global region */
+	const char *region;  /* its name */
+	uint64_t offset;     /* byte offset of the fault in the region */
+	void *addr;          /* the faulting address (si_addr) */
+	const char *blade;   /* the blade the page was on ("mem1"), "" if the module cannot tell */
+	uint64_t time_ns;    /* when the page was fenced, CLOCK_REALTIME; 0 if unknown */
+	enum cxltier_event_cause cause; /* why it was fenced; UNKNOWN if the module cannot tell */
+	int si_code;         /* BUS_MCEERR_AR (an access), or BUS_MCEERR_AO (reported ahead) */
+};
+
+enum cxltier_fence_action {
+	CXLTIER_FENCE_DEFAULT = 0,       /* the previous SIGBUS action */
+	CXLTIER_FENCE_RETRY_REPLACE = 1, /* a fresh zeroed page, and the access again */
+};
+
+typedef enum cxltier_fence_action (*cxltier_fence_cb)(const struct cxltier_fence_event *ev,
+						       void *arg);
+
+/*
+ * Install the handler for SIGBUS (SA_SIGINFO | SA_ONSTACK | SA_NODEFER, and
+ * SA_RESTART if the previous action had it), keeping the previous action to pass
+ * other faults on to.  Installing again only changes @cb and @arg.  0, or -EINVAL
+ * (@cb NULL), or the errno of sigaction().  Regions mapped before and after are
+ * covered alike.
+ */
+int cxltier_fence_handler_install(cxltier_fence_cb cb, void *arg);
+
+/*
+ * Put back the SIGBUS action that was there before the install.  0; -ENOENT when
+ * not installed; -EBUSY when another SIGBUS handler was installed over this one
+ * (it is left in place: removing this one would lose it).
+ */
+int cxltier_fence_handler_remove(void);
+
 /* --- The migration daemon (cxltierd) -------------------------------------- */
 
 /*
