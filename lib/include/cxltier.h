@@ -572,8 +572,8 @@ enum cxltier_region_policy cxltier_region_list_get_policy(const struct cxltier_r
 /*
  * The module logs what happens to blades and to region pages: fences, pages
  * fenced and replaced, poison reports, drains and restores.  It keeps the newest
- * 1024 records, numbered from 1 in the order they happened; anyone who may open
- * /dev/cxltier may read them.  Read through /dev/cxltier (or CXLTIER_DEV) with
+ * CXLTIER_EVENT_LOG_SIZE records, numbered from 1 in the order they happened;
+ * anyone who may open /dev/cxltier may read them.  Read through /dev/cxltier (or CXLTIER_DEV) with
  * CXLTIER_IOC_EVENTS, as the global regions above, and with their errors.
  * Values are ABI (the module's CXLTIER_EVENT_* and CXLTIER_CAUSE_*); a newer
  * module may report values this library has no name for.
@@ -602,19 +602,21 @@ const char *cxltier_event_type_name(enum cxltier_event_type type);
 /* "admin", "unbind", "poison", "media", "uncorrectable", or "unknown". */
 const char *cxltier_event_cause_name(enum cxltier_event_cause cause);
 
+/* Records the module keeps; older ones are dropped (lost to a late reader). */
+#define CXLTIER_EVENT_LOG_SIZE 1024
+
 struct cxltier_event_list; /* records read from the log at once */
 
 /* cxltier_event_list_read(): wait until there is a record to return. */
 #define CXLTIER_EVENT_READ_WAIT 1
 
 /*
- * Read the records numbered @seq and later, at most 1024 (@seq 0 or 1: from the
- * oldest kept); *@list gets them, possibly none.  Read again from
- * cxltier_event_list_get_next_seq() for the next ones.  With
+ * Read the records numbered @seq and later, at most CXLTIER_EVENT_LOG_SIZE
+ * (@seq 0 or 1: from the oldest kept); *@list gets them, possibly none.  Read
+ * again from cxltier_event_list_get_next_seq() for the next ones.  With
  * CXLTIER_EVENT_READ_WAIT, sleeps until a record numbered @seq or later exists.
  * Free the list with cxltier_event_list_free().  Errors besides those of global
- * regions: -EINVAL unknown @flags; -EINTR a signal interrupted the wait (a
- * handler installed without SA_RESTART; with it, the wait goes on);
+ * regions: -EINVAL unknown @flags; -EINTR a signal handler ran during the wait;
  * -EOPNOTSUPP the module has no event log.
  */
 int cxltier_event_list_read(struct cxltier_ctx *ctx, uint64_t seq, unsigned int flags,

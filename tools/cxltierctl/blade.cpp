@@ -109,7 +109,7 @@ std::string pages_text(std::uint64_t pages)
 	return fmt::format("{} page{} ({})", pages, pages == 1 ? "" : "s", human_size(page_bytes(pages)));
 }
 
-// The library's reason, after refusing names the kernel would misread.
+// Fails with the library's reason when @rc is an error.
 void check_result(cxltier_ctx *ctx, int rc)
 {
 	if (rc)
@@ -400,7 +400,8 @@ void add_blade_command(CLI::App &app, action &run)
 	noun->require_subcommand(0, 1);
 	CLI::Validator blade_name(check_blade_name, "BLADE", "blade name");
 
-	auto *list = noun->add_subcommand("list", "List blades with their state and fenced and drained pages");
+	auto *list = noun->add_subcommand("list",
+					  "List blades with their state and fenced and drained pages");
 	auto json_out = std::make_shared<bool>(false);
 	list->add_flag("--json", *json_out, "Print JSON instead of a table");
 	list->callback([&run, json_out] { run = [json_out] { blade_list(*json_out); }; });
@@ -438,7 +439,8 @@ void add_blade_command(CLI::App &app, action &run)
 	restore->add_option("BLADE", *restore_name, "Blade (memdev) name, such as mem0")
 		->required()
 		->check(blade_name);
-	restore->callback([&run, restore_name] { run = [restore_name] { blade_restore(*restore_name); }; });
+	restore->callback(
+		[&run, restore_name] { run = [restore_name] { blade_restore(*restore_name); }; });
 }
 
 } // namespace cxltierctl
