@@ -77,44 +77,12 @@ constexpr blade_verb fence_verb{"blade_fence", "fencing"};
 constexpr blade_verb drain_verb{"blade_drain", "draining"};
 constexpr blade_verb restore_verb{"blade_restore", "restoring"};
 
-int blade_write(cxltier_ctx *ctx, const blade_verb &verb, const char *blade)
+// Why a write of @blade for @verb failed with @err, in one line: the errno as the
+// ABI document defines it for that file.  @known: the blade is in the snapshot;
+// @tiers: the tiers of the snapshot with memory on it.
+std::string write_reason(const blade_verb &verb, const std::string &b, int err, bool known,
+			 const std::string &tiers)
 {
-	if (!ctx)
-		return -EINVAL;
-	return tier_guarded(ctx->last_error, [&] {
-		if (auto bad = check_blade_name(blade))
-			return fail(ctx, *bad);
-		fs::path file = fs::path(ctx->root) / verb.file;
-		write_result w = write_attr(file, blade);
-		if (w.err == 0)
-			return 0;
-		// EACCES and EPERM from open() mean "needs root", which the reason says.
-		if (!w.opened && w.err == -ENOENT) {
-			std::error_code ec;
-			if (!fs::exists(ctx->root, ec))
-				return fail(ctx, {-ENOENT, "cxltier module not loaded (" + ctx->root +
-								   " missing)"});
-			return fail(ctx, {-EOPNOTSUPP, file.string() + " missing: this cxltier module "
-								       "predates " +
-								       verb.ing + " blades"});
-		}
-		if (!w.opened && w.err != -EACCES && w.err != -EPERM)
-			return fail(ctx, {w.err, file.string() + ": cannot open: " + errno_text(-w.err)});
-		bool known = cxltier_blade_get_by_name(ctx, blade) != nullptr;
-		return fail(ctx, {w.err, blade_write_reason(verb.file, blade, w.err, known,
-							    tiers_on(ctx, blade))});
-	});
-}
-
-} // namespace
-
-std::string blade_write_reason(std::string_view file, std::string_view blade, int err, bool known,
-			       const std::string &tiers)
-{
-	const std::string b(blade);
-	const blade_verb &verb = file == fence_verb.file   ? fence_verb
-				 : file == drain_verb.file ? drain_verb
-							   : restore_verb;
 	const std::string unknown = "no blade " + b + " (see cxltierctl blade list)";
 	switch (-err) {
 	case EACCES:
@@ -151,20 +119,50 @@ std::string blade_write_reason(std::string_view file, std::string_view blade, in
 		switch (-err) {
 		case EALREADY:
 			return b + " is in service already (online)";
-		case EBUSY:
+		case EBUSY: {
+			const bool several = tiers.find(',') != std::string::npos;
 			if (tiers.empty())
 				return b + " is fenced and a tier still has memory on it: remove the tier "
 					   "first (cxltierctl tier remove)";
-			return b + " is fenced and " + tiers + " still " +
-			       (tiers.find(',') == std::string::npos ? "has" : "have") +
-			       " memory on it: remove " +
-			       (tiers.find(',') == std::string::npos ? "that tier" : "those tiers") +
+			return b + " is fenced and " + tiers + (several ? " still have" : " still has") +
+			       " memory on it: remove " + (several ? "those tiers" : "that tier") +
 			       " first (cxltierctl tier remove)";
+		}
 		}
 	}
 	return std::string(verb.ing) + " " + b + " failed: " + errno_text(-err) +
 	       " (the kernel log says why: dmesg | grep cxltier)";
 }
+
+int blade_write(cxltier_ctx *ctx, const blade_verb &verb, const char *blade)
+{
+	if (!ctx)
+		return -EINVAL;
+	return tier_guarded(ctx->last_error, [&] {
+		if (auto bad = check_blade_name(blade))
+			return fail(ctx, *bad);
+		fs::path file = fs::path(ctx->root) / verb.file;
+		write_result w = write_attr(file, blade);
+		if (w.err == 0)
+			return 0;
+		// EACCES and EPERM from open() mean "needs root", which the reason says.
+		if (!w.opened && w.err == -ENOENT) {
+			std::error_code ec;
+			if (!fs::exists(ctx->root, ec))
+				return fail(ctx, {-ENOENT, "cxltier module not loaded (" + ctx->root +
+								   " missing)"});
+			return fail(ctx, {-EOPNOTSUPP, file.string() + " missing: this cxltier module "
+								       "predates " +
+								       verb.ing + " blades"});
+		}
+		if (!w.opened && w.err != -EACCES && w.err != -EPERM)
+			return fail(ctx, {w.err, file.string() + ": cannot open: " + errno_text(-w.err)});
+		bool known = cxltier_blade_get_by_name(ctx, blade) != nullptr;
+		return fail(ctx, {w.err, write_reason(verb, blade, w.err, known, tiers_on(ctx, blade))});
+	});
+}
+
+} // namespace
 
 result<cxltier_blade> load_blade(cxltier_ctx *ctx, const fs::path &dir)
 {

@@ -33,10 +33,4 @@ namespace cxltier::internal {
 // Reads one blade directory; the error names the first file at fault.
 result<cxltier_blade> load_blade(cxltier_ctx *ctx, const fs::path &dir);
 
-// Why a write of @blade to blade_fence, blade_drain or blade_restore (@file) failed,
-// in one line: the errno as the ABI document defines it for that file.  @known:
-// the blade is in the snapshot; @tiers: the tiers with memory on it.
-std::string blade_write_reason(std::string_view file, std::string_view blade, int err, bool known,
-			       const std::string &tiers);
-
 } // namespace cxltier::internal
