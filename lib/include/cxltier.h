@@ -40,9 +40,12 @@ struct cxltier_cxl_region;
 
 /* Blade (CXL memdev) state; values are ABI, new ones are only ever appended. */
 enum cxltier_blade_state {
-	CXLTIER_BLADE_STATE_UNKNOWN = 0, /* text this library does not know */
-	CXLTIER_BLADE_STATE_ONLINE = 1,  /* bound to cxl_mem */
-	CXLTIER_BLADE_STATE_OFFLINE = 2, /* not bound */
+	CXLTIER_BLADE_STATE_UNKNOWN = 0,        /* text this library does not know */
+	CXLTIER_BLADE_STATE_ONLINE = 1,         /* bound to cxl_mem, in service */
+	CXLTIER_BLADE_STATE_OFFLINE = 2,        /* not bound */
+	CXLTIER_BLADE_STATE_DRAINING = 3,       /* its pages are being moved off (drain) */
+	CXLTIER_BLADE_STATE_OUT_OF_SERVICE = 4, /* drained: nothing is placed on it */
+	CXLTIER_BLADE_STATE_FENCED = 5,         /* fenced: its pages are lost, access SIGBUS */
 };
 
 /* CXL region mode. */
@@ -128,8 +131,62 @@ enum cxltier_blade_state cxltier_blade_get_state(const struct cxltier_blade *bla
 const char *const *cxltier_blade_get_cxl_regions(const struct cxltier_blade *blade,
 						  size_t *count);
 
-/* "online", "offline" or "unknown". */
+/* "online", "offline", "draining", "out-of-service", "fenced" or "unknown". */
 const char *cxltier_blade_state_name(enum cxltier_blade_state state);
+
+/*
+ * Fencing and draining counters of @blade as of the snapshot (files of
+ * blades/<memdev>/).  A module older than blade drain has none of them: they read
+ * 0 and cxltier_blade_has_recovery_counters() tells that apart.
+ *   fenced_pages    pages fenced on the blade (global region pages and system RAM)
+ *   fence_us        microseconds from the fence's trigger to its last page, 0 if
+ *                   never fenced
+ *   drained_pages   pages moved off the blade by the last (or current) drain
+ *   drain_left      pages still on the blade while it drains, else 0
+ *   drain_us        how long the last drain took, microseconds
+ *   poisoned_pages  poisoned addresses the device reported
+ */
+uint64_t cxltier_blade_get_fenced_pages(const struct cxltier_blade *blade);
+uint64_t cxltier_blade_get_fence_us(const struct cxltier_blade *blade);
+uint64_t cxltier_blade_get_drained_pages(const struct cxltier_blade *blade);
+uint64_t cxltier_blade_get_drain_left(const struct cxltier_blade *blade);
+uint64_t cxltier_blade_get_drain_us(const struct cxltier_blade *blade);
+uint64_t cxltier_blade_get_poisoned_pages(const struct cxltier_blade *blade);
+/* 1 when the module reports the counters above for @blade, 0 when it predates them. */
+int cxltier_blade_has_recovery_counters(const struct cxltier_blade *blade);
+
+/*
+ * Take a blade out of service and back (needs root).  @blade is a memdev name
+ * ("mem0"); the snapshot is not refreshed (cxltier_refresh() shows the new
+ * state).  0, or a negative errno with a one-line reason in
+ * cxltier_get_last_error(@ctx):
+ *   -EINVAL  bad name (empty, blanks or control characters, 32 bytes or more)
+ *   -ENOENT  no such blade, or no tier has memory on it; also: module not loaded
+ *   -EOPNOTSUPP  the module has no such operation (it predates it)
+ *   -EACCES, -EPERM  needs root
+ *
+ * cxltier_blade_fence(): from now on nothing is placed on the blade and every
+ * page with data on it is fenced: its data is gone and its next access is SIGBUS
+ * (see cxltier_fence_handler_install()).  For a blade that failed.
+ *   -EALREADY  fenced already
+ *
+ * cxltier_blade_drain(): moves every page off the blade, then takes it out of
+ * service; returns when it is done (minutes for a large blade: call it from a
+ * thread of its own to watch cxltier_blade_get_drain_left() meanwhile, with a
+ * context of its own).  For a blade about to be removed; nothing is lost.
+ *   -EALREADY  out of service already;  -EBUSY  a drain of it is running
+ *   -EIO       the blade is fenced (there is nothing left to move)
+ *   -ENOSPC    the rest of the pool has no room for its pages (nothing changed)
+ *   -EINTR     a signal interrupted it: the blade is online again; the pages
+ *              moved stay where they went
+ *
+ * cxltier_blade_restore(): back in service after a drain or a fence.
+ *   -EALREADY  in service already (online)
+ *   -EBUSY     fenced, and a tier still has memory on it: remove the tier first
+ */
+int cxltier_blade_fence(struct cxltier_ctx *ctx, const char *blade);
+int cxltier_blade_drain(struct cxltier_ctx *ctx, const char *blade);
+int cxltier_blade_restore(struct cxltier_ctx *ctx, const char *blade);
 
 #define for_each_cxltier_blade(ctx, blade)                                     \
 	for ((blade) = cxltier_blade_get_first(ctx); (blade);                  \
@@ -509,6 +566,166 @@ const char *cxltier_region_list_get_name(const struct cxltier_region_list *list,
 uint64_t cxltier_region_list_get_size(const struct cxltier_region_list *list, size_t i);
 enum cxltier_region_policy cxltier_region_list_get_policy(const struct cxltier_region_list *list,
 							  size_t i);
+
+/* --- The event log -------------------------------------------------------- */
+
+/*
+ * The module logs what happens to blades and to region pages: fences, pages
+ * fenced and replaced, poison reports, drains and restores.  It keeps the newest
+ * CXLTIER_EVENT_LOG_SIZE records, numbered from 1 in the order they happened;
+ * anyone who may open /dev/cxltier may read them.  Read through /dev/cxltier (or CXLTIER_DEV) with
+ * CXLTIER_IOC_EVENTS, as the global regions above, and with their errors.
+ * Values are ABI (the module's CXLTIER_EVENT_* and CXLTIER_CAUSE_*); a newer
+ * module may report values this library has no name for.
+ */
+enum cxltier_event_type {
+	CXLTIER_EVENT_TYPE_UNKNOWN = 0,
+	CXLTIER_EVENT_TYPE_FENCE = 1,      /* a blade was fenced */
+	CXLTIER_EVENT_TYPE_FENCE_PAGE = 2, /* region pages were fenced (a media error) */
+	CXLTIER_EVENT_TYPE_REPLACE = 3,    /* fenced pages were replaced by fresh ones */
+	CXLTIER_EVENT_TYPE_POISON = 4,     /* a blade reported poison or an error */
+	CXLTIER_EVENT_TYPE_DRAIN = 5,      /* a blade was drained: out of service */
+	CXLTIER_EVENT_TYPE_RESTORE = 6,    /* a blade is back in service */
+};
+
+enum cxltier_event_cause {
+	CXLTIER_EVENT_CAUSE_UNKNOWN = 0,
+	CXLTIER_EVENT_CAUSE_ADMIN = 1,         /* asked for (sysfs, cxltierctl, an ioctl) */
+	CXLTIER_EVENT_CAUSE_UNBIND = 2,        /* the memdev or its CXL region went away */
+	CXLTIER_EVENT_CAUSE_POISON = 3,        /* poison records (poison list, injection) */
+	CXLTIER_EVENT_CAUSE_MEDIA = 4,         /* general media or DRAM event records */
+	CXLTIER_EVENT_CAUSE_UNCORRECTABLE = 5, /* an uncorrectable (AER) error */
+};
+
+/* "fence", "fence-page", "replace", "poison", "drain", "restore", or "unknown". */
+const char *cxltier_event_type_name(enum cxltier_event_type type);
+/* "admin", "unbind", "poison", "media", "uncorrectable", or "unknown". */
+const char *cxltier_event_cause_name(enum cxltier_event_cause cause);
+
+/* Records the module keeps; older ones are dropped (lost to a late reader). */
+#define CXLTIER_EVENT_LOG_SIZE 1024
+
+struct cxltier_event_list; /* records read from the log at once */
+
+/* cxltier_event_list_read(): wait until there is a record to return. */
+#define CXLTIER_EVENT_READ_WAIT 1
+
+/*
+ * Read the records numbered @seq and later, at most CXLTIER_EVENT_LOG_SIZE
+ * (@seq 0 or 1: from the oldest kept); *@list gets them, possibly none.  Read
+ * again from cxltier_event_list_get_next_seq() for the next ones.  With
+ * CXLTIER_EVENT_READ_WAIT, sleeps until a record numbered @seq or later exists.
+ * Free the list with cxltier_event_list_free().  Errors besides those of global
+ * regions: -EINVAL unknown @flags; -EINTR a signal handler ran during the wait;
+ * -EOPNOTSUPP the module has no event log.
+ */
+int cxltier_event_list_read(struct cxltier_ctx *ctx, uint64_t seq, unsigned int flags,
+			    struct cxltier_event_list **list);
+void cxltier_event_list_free(struct cxltier_event_list *list);
+size_t cxltier_event_list_get_count(const struct cxltier_event_list *list);
+/* The @seq to read the records after these from. */
+uint64_t cxltier_event_list_get_next_seq(const struct cxltier_event_list *list);
+/* Records from the @seq asked for that the log no longer kept (read too late). */
+uint64_t cxltier_event_list_get_lost(const struct cxltier_event_list *list);
+
+/*
+ * Record @i of the list (0, "" or UNKNOWN past the end):
+ *   seq          its number
+ *   time_ns      when it happened, CLOCK_REALTIME nanoseconds
+ *   blade        the memdev ("mem0"), "" for REPLACE
+ *   region_id, region  the global region (FENCE_PAGE, REPLACE), else 0 and ""
+ *   offset       byte offset in the region (FENCE_PAGE, REPLACE); the host
+ *                physical address for POISON; else 0
+ *   pages        pages fenced (region and system-RAM pages), replaced or drained
+ *   ram_pages    of those, system-RAM pages (FENCE)
+ *   duration_ns  from the trigger to the last page fenced or drained
+ */
+uint64_t cxltier_event_list_get_seq(const struct cxltier_event_list *list, size_t i);
+uint64_t cxltier_event_list_get_time_ns(const struct cxltier_event_list *list, size_t i);
+enum cxltier_event_type cxltier_event_list_get_type(const struct cxltier_event_list *list,
+						    size_t i);
+enum cxltier_event_cause cxltier_event_list_get_cause(const struct cxltier_event_list *list,
+						      size_t i);
+const char *cxltier_event_list_get_blade(const struct cxltier_event_list *list, size_t i);
+uint32_t cxltier_event_list_get_region_id(const struct cxltier_event_list *list, size_t i);
+const char *cxltier_event_list_get_region(const struct cxltier_event_list *list, size_t i);
+uint64_t cxltier_event_list_get_offset(const struct cxltier_event_list *list, size_t i);
+uint64_t cxltier_event_list_get_pages(const struct cxltier_event_list *list, size_t i);
+uint64_t cxltier_event_list_get_ram_pages(const struct cxltier_event_list *list, size_t i);
+uint64_t cxltier_event_list_get_duration_ns(const struct cxltier_event_list *list, size_t i);
+
+/* --- Recovery from fenced pages (SIGBUS) ----------------------------------- */
+
+/*
+ * A page of a global region whose memory failed (poison, a media error, a fenced
+ * blade) is fenced: its data is gone, and the next access to it, in every process
+ * that maps it, is SIGBUS with si_code BUS_MCEERR_AR and the address (never a page
+ * of made-up data).  A program that can rebuild such data installs a process-wide
+ * SIGBUS handler with cxltier_fence_handler_install(): for a fault in a region
+ * mapped with cxltier_region_map() (or cxltier_handle_resolve()), the handler asks
+ * the module which blade the page was on, when and why it was fenced
+ * (CXLTIER_IOC_FENCED), and calls @cb, which says what to do:
+ *
+ *   CXLTIER_FENCE_RETRY_REPLACE  the library replaces the fenced page with a fresh
+ *       one (CXLTIER_IOC_REPLACE; the region must be open for writing), then
+ *       returns from the handler, and the access runs again: it reads zeroes (a
+ *       write lands on the fresh page).  The program must then restore the data,
+ *       e.g. after @cb noted what was lost.
+ *   CXLTIER_FENCE_DEFAULT  what would have happened without this handler: the
+ *       previous SIGBUS action runs (a handler of the program's, or the default:
+ *       the process dies of SIGBUS).
+ *
+ * Any other SIGBUS (another si_code, an address in no such mapping) goes to the
+ * previous action untouched: a handler installed before (with its sa_flags and
+ * sa_mask honoured), SIG_IGN (a fault from the kernel is not ignored, as the
+ * kernel would not), or SIG_DFL (the process dies of SIGBUS with the original
+ * siginfo).  The same goes for a replacement that fails.  A fault on a page that
+ * is no longer fenced (another thread's handler replaced it meanwhile) is retried
+ * once without calling @cb.
+ *
+ * @cb runs in the signal handler, in the thread that faulted, possibly in several
+ * threads at once and on an alternate signal stack: it may only do what a signal
+ * handler may (async-signal-safe functions, lock-free atomics, writes to memory
+ * of its own; no malloc, no stdio, no locks, no libcxltier calls).  The event and
+ * its strings are valid until @cb returns.  Mappings a program makes itself from
+ * cxltier_region_get_fd() are not covered; at most 1024 mappings at a time are
+ * (others get the previous action).  Unmapping a region while another thread
+ * faults on it is the program's bug.
+ */
+struct cxltier_fence_event {
+	uint32_t region_id;  /* the global region */
+	const char *region;  /* its name */
+	uint64_t offset;     /* byte offset of the fault in the region */
+	void *addr;          /* the faulting address (si_addr) */
+	const char *blade;   /* the blade the page was on ("mem1"), "" if the module cannot tell */
+	uint64_t time_ns;    /* when the page was fenced, CLOCK_REALTIME; 0 if unknown */
+	enum cxltier_event_cause cause; /* why it was fenced; UNKNOWN if the module cannot tell */
+	int si_code;         /* BUS_MCEERR_AR (an access), or BUS_MCEERR_AO (reported ahead) */
+};
+
+enum cxltier_fence_action {
+	CXLTIER_FENCE_DEFAULT = 0,       /* the previous SIGBUS action */
+	CXLTIER_FENCE_RETRY_REPLACE = 1, /* a fresh zeroed page, and the access again */
+};
+
+typedef enum cxltier_fence_action (*cxltier_fence_cb)(const struct cxltier_fence_event *ev,
+						       void *arg);
+
+/*
+ * Install the handler for SIGBUS (SA_SIGINFO | SA_ONSTACK | SA_NODEFER, and
+ * SA_RESTART if the previous action had it), keeping the previous action to pass
+ * other faults on to.  Installing again only changes @cb and @arg.  0, or -EINVAL
+ * (@cb NULL), or the errno of sigaction().  Regions mapped before and after are
+ * covered alike.
+ */
+int cxltier_fence_handler_install(cxltier_fence_cb cb, void *arg);
+
+/*
+ * Put back the SIGBUS action that was there before the install.  0; -ENOENT when
+ * not installed; -EBUSY when another SIGBUS handler was installed over this one
+ * (it is left in place: removing this one would lose it).
+ */
+int cxltier_fence_handler_remove(void);
 
 /* --- The migration daemon (cxltierd) -------------------------------------- */
 

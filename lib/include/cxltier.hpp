@@ -200,6 +200,25 @@ inline std::span<const std::uint64_t> heat_of(const cxltier_daemon *d, const cha
 		 : std::span<const std::uint64_t>();
 }
 
+// --- The event log -----------------------------------------------------------
+
+struct event_list_free {
+	void operator()(cxltier_event_list *l) const noexcept { cxltier_event_list_free(l); }
+};
+
+// Owns records read from the event log.
+using event_list_ptr = std::unique_ptr<cxltier_event_list, event_list_free>;
+
+// cxltier_event_list_read() into an owning pointer: null on failure, with the
+// negative errno in @err and the reason in cxltier_get_last_error(ctx).
+inline event_list_ptr read_events(cxltier_ctx *ctx, std::uint64_t seq, unsigned int flags,
+				  int &err) noexcept
+{
+	cxltier_event_list *raw = nullptr;
+	err = cxltier_event_list_read(ctx, seq, flags, &raw);
+	return event_list_ptr(raw);
+}
+
 // The object a handle names, in this process (mapping its region if needed).
 template <class T> T *resolve(cxltier_ctx *ctx, std::uint64_t handle, int &err) noexcept
 {

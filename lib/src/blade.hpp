@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "cxltier.h"
@@ -18,6 +19,13 @@ struct cxltier_blade {
 	std::string pci_dev;
 	cxltier_blade_state state;
 	cxltier::internal::name_list cxl_regions;
+	// Fencing and draining counters; nullopt from a module older than drain.
+	std::optional<std::uint64_t> fenced_pages;
+	std::optional<std::uint64_t> fence_us;
+	std::optional<std::uint64_t> drained_pages;
+	std::optional<std::uint64_t> drain_left;
+	std::optional<std::uint64_t> drain_us;
+	std::optional<std::uint64_t> poisoned_pages;
 };
 
 namespace cxltier::internal {

@@ -32,18 +32,12 @@ static_assert(CXLTIER_REGION_SIZE_MAX == CXLTIER_LENGTH_MAX);
 
 namespace cxltier::internal {
 
-namespace {
-
-constexpr const char *policy_names[] = {"fast-first", "slow-only", "interleave", "pinned-fast"};
-constexpr int max_node = CXLTIER_NODE_WORDS * 64 - 1;
-
 std::string dev_path()
 {
 	const char *env = std::getenv(CXLTIER_DEV_ENV);
 	return (env && *env) ? env : CXLTIER_DEV_PATH;
 }
 
-// A descriptor of the device, after checking that it speaks our ABI version.
 result<int> open_dev()
 {
 	std::string path = dev_path();
@@ -70,6 +64,11 @@ result<int> open_dev()
 	}
 	return fd;
 }
+
+namespace {
+
+constexpr const char *policy_names[] = {"fast-first", "slow-only", "interleave", "pinned-fast"};
+constexpr int max_node = CXLTIER_NODE_WORDS * 64 - 1;
 
 // One ioctl on a fresh device descriptor: 0 or -errno with @what and the reason.
 result<int> dev_ioctl(unsigned long cmd, void *arg, const std::string &what)

@@ -93,6 +93,12 @@ std::optional<error> check_region_policy(int policy);
 std::optional<error> check_region_mode(unsigned int mode);
 std::optional<error> check_region_nodes(const int *nodes, std::size_t nr_nodes);
 
+// CXLTIER_DEV when set and not empty, else /dev/cxltier.
+std::string dev_path();
+// A new descriptor of the device (the caller closes it), after checking that it
+// speaks this library's ioctl ABI version; the error names the device.
+result<int> open_dev();
+
 // The process-wide registry of mapped regions (region_handle.cpp).
 void registry_add(cxltier_region *region);
 void registry_remove(cxltier_region *region);

@@ -14,6 +14,7 @@
 
 #include "ctx.hpp"
 #include "export.hpp"
+#include "recovery.hpp"
 #include "region.hpp"
 
 namespace cxltier::internal {
@@ -50,10 +51,12 @@ void registry_add(cxltier_region *region)
 		r.by_addr.erase(reinterpret_cast<std::uintptr_t>(region->addr));
 		throw;
 	}
+	fence_table_add(region);
 }
 
 void registry_remove(cxltier_region *region)
 {
+	fence_table_remove(region);
 	registry &r = reg();
 	std::unique_lock guard(r.lock);
 	r.by_addr.erase(reinterpret_cast<std::uintptr_t>(region->addr));

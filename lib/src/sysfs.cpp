@@ -247,4 +247,20 @@ std::vector<std::string> attr_reader::words(const char *name)
 	return s ? split_words(*s) : std::vector<std::string>{};
 }
 
+std::optional<std::uint64_t> attr_reader::optional_u64_dec(const char *name)
+{
+	if (failure_)
+		return std::nullopt;
+	auto r = read_attr(dir_ / name);
+	if (!r) {
+		if (r.err().code != -ENOENT)
+			failure_ = std::move(r).err();
+		return std::nullopt;
+	}
+	auto v = check(parse_u64_dec(dir_ / name, *r));
+	if (failure_)
+		return std::nullopt;
+	return v;
+}
+
 } // namespace cxltier::internal

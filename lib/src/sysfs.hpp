@@ -51,6 +51,8 @@ public:
 	// Decimal, within [min, max].
 	std::int64_t s64_dec(const char *name, std::int64_t min, std::int64_t max);
 	std::vector<std::string> words(const char *name);
+	// Decimal, from a file newer modules have: nullopt (and no failure) when missing.
+	std::optional<std::uint64_t> optional_u64_dec(const char *name);
 
 	const fs::path &dir() const noexcept { return dir_; }
 	const std::optional<error> &failure() const noexcept { return failure_; }

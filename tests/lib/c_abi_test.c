@@ -44,6 +44,14 @@ static void cleanup(void)
 	}
 }
 
+/* A fence callback as a C program writes it. */
+static enum cxltier_fence_action on_fence(const struct cxltier_fence_event *ev, void *arg)
+{
+	(void)arg;
+	return ev->blade[0] && ev->cause != CXLTIER_EVENT_CAUSE_UNKNOWN ? CXLTIER_FENCE_RETRY_REPLACE
+								      : CXLTIER_FENCE_DEFAULT;
+}
+
 #define CHECK(cond)                                                            \
 	do {                                                                   \
 		if (!(cond)) {                                                 \
@@ -97,6 +105,12 @@ static int run(void)
 	/* A module without the migration daemon; hint names need no module. */
 	CHECK(cxltier_daemon_read(ctx, &daemon) == -EOPNOTSUPP && daemon == NULL);
 	CHECK(cxltier_region_hint_from_name("pin", &hint) == 0 && hint == CXLTIER_REGION_HINT_PIN);
+	/* Blade counters, event names and the fence handler from C. */
+	blade = cxltier_blade_get_first(ctx);
+	CHECK(!cxltier_blade_has_recovery_counters(blade) && cxltier_blade_get_drain_left(blade) == 0);
+	CHECK(strcmp(cxltier_event_type_name(CXLTIER_EVENT_TYPE_FENCE_PAGE), "fence-page") == 0);
+	CHECK(cxltier_fence_handler_install(on_fence, NULL) == 0);
+	CHECK(cxltier_fence_handler_remove() == 0);
 	cxltier_unref(ctx);
 
 	cleanup();

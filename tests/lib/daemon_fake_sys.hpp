@@ -77,11 +77,44 @@ public:
 	// The HINT calls the fake received, one "<name> <offset> <length> <hint>" line each.
 	std::string hints() const { return slurp(dir_.path() / "hints"); }
 
+	// The REPLACE calls the fake received, one "<name> <offset> <length>" line each.
+	std::string replaced() const { return slurp(dir_.path() / "replaced"); }
+
+	// The event log, one record per line as fake_dev.c documents: "<seq> <time_ns>
+	// <type> <cause> <blade> <region_id> <region> <offset> <pages> <ram_pages>
+	// <duration_ns>".  add_event() appends one (atomically: a reader that polls
+	// sees it whole or not at all).
+	void set_events(const std::vector<std::string> &lines) const
+	{
+		std::string text;
+		for (const auto &l : lines)
+			text += l + "\n";
+		replace("events", text);
+	}
+	void add_event(const std::string &line) const
+	{
+		replace("events", slurp(dir_.path() / "events") + line + "\n");
+	}
+
+	// A module that predates EVENTS, FENCED and REPLACE (they fail with ENOTTY).
+	void make_old() const { write("old", ""); }
+
 private:
 	void write(const char *name, const std::string &text) const
 	{
 		std::ofstream f(dir_.path() / name, std::ios::trunc);
 		f << text;
+	}
+
+	// Written aside and renamed over @name.
+	void replace(const char *name, const std::string &text) const
+	{
+		fs::path tmp = dir_.path() / (std::string(name) + ".new");
+		{
+			std::ofstream f(tmp, std::ios::trunc);
+			f << text;
+		}
+		fs::rename(tmp, dir_.path() / name);
 	}
 
 	temp_dir dir_;

@@ -18,14 +18,30 @@
  *             failed moved_bytes sampled accessed hinted (numbers),
  *             nodes=N:P,N:P (resident pages per node), pages=N,N,... (node of
  *             each page from the first; later pages are CXLTIER_PAGE_NONE) and
- *             hint_errno=E (HINT fails with E, as the module would).
+ *             hint_errno=E (HINT fails with E, as the module would);
+ *             fenced_at=P,P,... (indexes of fenced pages, for FENCED and
+ *             REPLACE), fence_blade=memN, fence_cause=C, fence_time=NS (what
+ *             FENCED reports for them).
  *   hints     HINT appends "<name> <offset> <length> <hint>" per call.
+ *   replaced  REPLACE appends "<name> <offset> <length>" per call; it reports
+ *             the fenced pages of the range as replaced (the file of regions
+ *             stays as it is).
+ *   events    the event log, one record per line, oldest first:
+ *             <seq> <time_ns> <type> <cause> <blade> <region_id> <region>
+ *             <offset> <pages> <ram_pages> <duration_ns>  ("-": an empty name).
+ *             EVENTS with CXLTIER_EVENTS_WAIT polls it until a record comes (a
+ *             signal ends the wait with EINTR).
+ *   old       when it exists, EVENTS, FENCED and REPLACE fail with ENOTTY, as
+ *             from a module that predates them.
  *   region.<id>.<r|w>  made by OPEN; the region file descriptors point at them.
  * The file is read at every call, so a test may change it between calls.
  *
  * Writes: under the CXLTIER_SYSFS tree, a write to the file CXLTIER_FAKE_REFUSE
  * names fails with EINVAL, and so does one to daemon/wmark_low_mb or
- * daemon/wmark_high_mb that would put the low watermark above the high one.
+ * daemon/wmark_high_mb that would put the low watermark above the high one.  A
+ * write to any file F there first waits while F.block exists (as blade_drain
+ * blocks until the drain is done; a signal ends the wait with EINTR), then fails
+ * with the errno in F.errno (a number) when that exists.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -38,6 +54,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/cxltier.h>
@@ -62,6 +79,11 @@ struct fake_region {
 	unsigned int nr_pages;
 	int pages[FAKE_MAX_PAGES];
 	int hint_errno;
+	unsigned int nr_fenced;
+	int fenced_at[FAKE_MAX_PAGES];
+	char fence_blade[CXLTIER_BLADE_NAME_MAX];
+	unsigned int fence_cause;
+	unsigned long long fence_time;
 };
 
 static int real_ioctl(int fd, unsigned long req, void *arg)
@@ -150,6 +172,11 @@ static void put_page(struct fake_region *r, unsigned int i, const char *p, char 
 	r->pages[i] = (int)strtol(p, end, 10);
 }
 
+static void put_fenced(struct fake_region *r, unsigned int i, const char *p, char **end)
+{
+	r->fenced_at[i] = (int)strtol(p, end, 10);
+}
+
 static void parse_key(struct fake_region *r, const char *key, const char *val)
 {
 	static const struct {
@@ -176,6 +203,87 @@ static void parse_key(struct fake_region *r, const char *key, const char *val)
 		parse_list(val, FAKE_MAX_NODES, &r->nr_nodes, put_node, r);
 	else if (!strcmp(key, "pages"))
 		parse_list(val, FAKE_MAX_PAGES, &r->nr_pages, put_page, r);
+	else if (!strcmp(key, "fenced_at"))
+		parse_list(val, FAKE_MAX_PAGES, &r->nr_fenced, put_fenced, r);
+	else if (!strcmp(key, "fence_blade"))
+		snprintf(r->fence_blade, sizeof(r->fence_blade), "%s", val);
+	else if (!strcmp(key, "fence_cause"))
+		r->fence_cause = (unsigned int)strtoul(val, NULL, 0);
+	else if (!strcmp(key, "fence_time"))
+		r->fence_time = strtoull(val, NULL, 0);
+}
+
+static int is_fenced(const struct fake_region *r, unsigned long long page)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_fenced; i++)
+		if ((unsigned long long)r->fenced_at[i] == page)
+			return 1;
+	return 0;
+}
+
+/* Whether the fake plays a module that predates EVENTS, FENCED and REPLACE. */
+static int is_old(const char *dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/old", dir);
+	return access(path, F_OK) == 0;
+}
+
+/* One line of the events file into @e; 0 or -1 when it is not a record. */
+static int parse_event(const char *line, struct cxltier_event *e)
+{
+	char blade[CXLTIER_BLADE_NAME_MAX], region[CXLTIER_NAME_MAX];
+	unsigned long long seq, time_ns, offset, pages, ram_pages, duration_ns;
+
+	memset(e, 0, sizeof(*e));
+	if (sscanf(line, "%llu %llu %u %u %31s %u %63s %llu %llu %llu %llu", &seq, &time_ns,
+		   &e->type, &e->cause, blade, &e->region_id, region, &offset, &pages,
+		   &ram_pages, &duration_ns) != 11)
+		return -1;
+	e->seq = seq;
+	e->time_ns = time_ns;
+	e->offset = offset;
+	e->pages = pages;
+	e->ram_pages = ram_pages;
+	e->duration_ns = duration_ns;
+	if (strcmp(blade, "-"))
+		memcpy(e->blade, blade, strlen(blade) + 1);
+	if (strcmp(region, "-"))
+		memcpy(e->region, region, strlen(region) + 1);
+	return 0;
+}
+
+/* EVENTS without waiting: the records from @ev->seq that fit, as the module does. */
+static int read_events(const char *dir, struct cxltier_events *ev)
+{
+	struct cxltier_event *out = (struct cxltier_event *)(uintptr_t)ev->events;
+	unsigned long long want = ev->seq ? ev->seq : 1, first = 0, last = 0;
+	char path[PATH_MAX], line[512];
+	unsigned int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/events", dir);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		struct cxltier_event e;
+
+		if (parse_event(line, &e))
+			continue;
+		if (!first)
+			first = e.seq;
+		last = e.seq;
+		if (e.seq >= want && n < ev->count)
+			out[n++] = e;
+	}
+	if (f)
+		fclose(f);
+	ev->lost = ev->seq && first > want ? (__u32)(first - want) : 0;
+	ev->count = n;
+	ev->seq = n ? out[n - 1].seq + 1 : (last && want <= last ? last + 1 : want);
+	return 0;
 }
 
 /*
@@ -285,6 +393,28 @@ static int dev_ioctl(const char *dir, unsigned long req, void *arg)
 		return CXLTIER_ABI_VERSION;
 	if (!arg || !size_ok(req, arg))
 		return fail(EINVAL);
+	if (req == CXLTIER_IOC_EVENTS) {
+		struct cxltier_events *ev = arg;
+		struct cxltier_events copy;
+
+		if (is_old(dir))
+			return fail(ENOTTY);
+		if (ev->flags & ~CXLTIER_EVENTS_FLAGS || !ev->count ||
+		    ev->count > CXLTIER_EVENTS_MAX || ev->reserved[0] || ev->reserved[1])
+			return fail(EINVAL);
+		for (;;) {
+			struct timespec ts = {0, 10 * 1000 * 1000};
+
+			copy = *ev;
+			read_events(dir, &copy);
+			if (copy.count || !(ev->flags & CXLTIER_EVENTS_WAIT))
+				break;
+			if (nanosleep(&ts, NULL) && errno == EINTR)
+				return fail(EINTR);
+		}
+		*ev = copy;
+		return 0;
+	}
 	if (req == CXLTIER_IOC_LIST) {
 		struct cxltier_list *l = arg;
 		unsigned int n;
@@ -363,6 +493,45 @@ static int region_ioctl(const char *dir, unsigned int id, int writable, unsigned
 		fclose(f);
 		return 0;
 	}
+	if ((req == CXLTIER_IOC_FENCED || req == CXLTIER_IOC_REPLACE) && is_old(dir))
+		return fail(ENOTTY);
+	if (req == CXLTIER_IOC_FENCED) {
+		struct cxltier_fenced *fe = arg;
+
+		if (fe->flags || fe->id || fe->name[0] || fe->offset >= r.length)
+			return fail(EINVAL);
+		fe->fenced = is_fenced(&r, fe->offset / FAKE_PAGE);
+		fe->time_ns = fe->fenced ? r.fence_time : 0;
+		fe->cause = fe->fenced ? r.fence_cause : 0;
+		memset(fe->blade, 0, sizeof(fe->blade));
+		if (fe->fenced)
+			memcpy(fe->blade, r.fence_blade, sizeof(fe->blade));
+		return 0;
+	}
+	if (req == CXLTIER_IOC_REPLACE) {
+		struct cxltier_replace *rp = arg;
+		unsigned long long p;
+		char path[PATH_MAX];
+		FILE *f;
+
+		if (rp->flags || rp->id || rp->name[0] || rp->offset % FAKE_PAGE || !rp->length ||
+		    rp->length % FAKE_PAGE || rp->offset >= r.length ||
+		    rp->length > r.length - rp->offset)
+			return fail(EINVAL);
+		if (!writable)
+			return fail(EBADF);
+		rp->replaced = 0;
+		for (p = rp->offset / FAKE_PAGE; p < (rp->offset + rp->length) / FAKE_PAGE; p++)
+			rp->replaced += is_fenced(&r, p);
+		snprintf(path, sizeof(path), "%s/replaced", dir);
+		f = fopen(path, "ae");
+		if (!f)
+			return -1;
+		fprintf(f, "%s %llu %llu\n", r.name, (unsigned long long)rp->offset,
+			(unsigned long long)rp->length);
+		fclose(f);
+		return 0;
+	}
 	if (req == CXLTIER_IOC_PAGES) {
 		struct cxltier_pages *p = arg;
 		__s32 *nodes = (__s32 *)(uintptr_t)p->nodes;
@@ -407,14 +576,14 @@ int ioctl(int fd, unsigned long req, ...)
 	return real_ioctl(fd, req, arg);
 }
 
-/* The number in file @dir/@name, or -1. */
+/* The number in file @dir/@name (@dir itself when @name is ""), or -1. */
 static long long read_number(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
 	long long v = -1;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(path, sizeof(path), "%s%s%s", dir, *name ? "/" : "", name);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
@@ -451,15 +620,37 @@ static int refused(const char *root, const char *path, const void *buf, size_t n
 	return 0;
 }
 
+/* Waits while @path.block exists; 0, or -1 with EINTR when a signal came. */
+static int wait_unblocked(const char *path)
+{
+	char block[PATH_MAX + 8];
+
+	snprintf(block, sizeof(block), "%s.block", path);
+	while (access(block, F_OK) == 0) {
+		struct timespec ts = {0, 10 * 1000 * 1000};
+
+		if (nanosleep(&ts, NULL) && errno == EINTR)
+			return fail(EINTR);
+	}
+	return 0;
+}
+
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	const char *env = getenv("CXLTIER_SYSFS");
-	char root[PATH_MAX], path[PATH_MAX];
+	char root[PATH_MAX], path[PATH_MAX], ctl[PATH_MAX + 8];
+	long long e;
 
 	if (!env || !realpath(env, root) || fd_path(fd, path, sizeof(path)) ||
 	    strncmp(path, root, strlen(root)) || path[strlen(root)] != '/')
 		return real_write(fd, buf, n);
 	if (refused(root, path, buf, n))
 		return fail(EINVAL);
+	if (wait_unblocked(path))
+		return -1;
+	snprintf(ctl, sizeof(ctl), "%s.errno", path);
+	e = read_number(ctl, "");
+	if (e > 0)
+		return fail((int)e);
 	return real_write(fd, buf, n);
 }

@@ -240,7 +240,7 @@ TEST_F(LibcxltierTest, MissingAbiVersionIsMalformedNotUnloaded)
 TEST_F(LibcxltierTest, UnknownStateTextReadsAsUnknown)
 {
 	sysfs.add_pool4();
-	sysfs.write("blades/mem1/state", "fenced");
+	sysfs.write("blades/mem1/state", "melting");
 	sysfs.write("cxl_regions/region0/mode", "hdm-db");
 	sysfs.write("cxl_regions/region0/state", "frozen");
 	auto ctx = open();

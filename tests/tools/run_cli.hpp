@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,51 +33,89 @@ struct run_result {
 // Variables to set (a value) or remove (nullopt) in cxltierctl's environment.
 using env_overrides = std::vector<std::pair<std::string, std::optional<std::string>>>;
 
-inline run_result run_cxltierctl(const std::vector<std::string> &args, const env_overrides &over)
-{
-	temp_dir io;
-	fs::path out = io.path() / "stdout", err = io.path() / "stderr";
-
-	std::vector<std::string> env;
-	for (char **e = environ; *e; e++) {
-		bool replaced = false;
+// A cxltierctl started and not yet waited for; its output goes to files a test may
+// read while it runs.
+class running_cli {
+public:
+	running_cli(const std::vector<std::string> &args, const env_overrides &over)
+	{
+		std::vector<std::string> env;
+		for (char **e = environ; *e; e++) {
+			bool replaced = false;
+			for (const auto &[name, value] : over)
+				replaced |= std::strncmp(*e, (name + "=").c_str(), name.size() + 1) == 0;
+			if (!replaced)
+				env.emplace_back(*e);
+		}
 		for (const auto &[name, value] : over)
-			replaced |= std::strncmp(*e, (name + "=").c_str(), name.size() + 1) == 0;
-		if (!replaced)
-			env.emplace_back(*e);
+			if (value)
+				env.push_back(name + "=" + *value);
+
+		std::vector<char *> argv{const_cast<char *>(CXLTIERCTL_PATH)};
+		for (const auto &a : args)
+			argv.push_back(const_cast<char *>(a.c_str()));
+		argv.push_back(nullptr);
+		std::vector<char *> envp;
+		for (auto &e : env)
+			envp.push_back(e.data());
+		envp.push_back(nullptr);
+
+		posix_spawn_file_actions_t fa;
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_addopen(&fa, 1, out_path().c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		posix_spawn_file_actions_addopen(&fa, 2, err_path().c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int rc = posix_spawn(&pid_, CXLTIERCTL_PATH, &fa, nullptr, argv.data(), envp.data());
+		posix_spawn_file_actions_destroy(&fa);
+		if (rc != 0) {
+			ADD_FAILURE() << "cannot run " << CXLTIERCTL_PATH << ": " << std::strerror(rc);
+			pid_ = -1;
+		}
 	}
-	for (const auto &[name, value] : over)
-		if (value)
-			env.push_back(name + "=" + *value);
+	~running_cli()
+	{
+		if (pid_ > 0) {
+			::kill(pid_, SIGKILL);
+			wait();
+		}
+	}
+	running_cli(const running_cli &) = delete;
+	running_cli &operator=(const running_cli &) = delete;
 
-	std::vector<char *> argv{const_cast<char *>(CXLTIERCTL_PATH)};
-	for (const auto &a : args)
-		argv.push_back(const_cast<char *>(a.c_str()));
-	argv.push_back(nullptr);
-	std::vector<char *> envp;
-	for (auto &e : env)
-		envp.push_back(e.data());
-	envp.push_back(nullptr);
+	pid_t pid() const { return pid_; }
+	std::string out() const { return slurp(out_path()); }
 
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	pid_t pid;
-	int rc = posix_spawn(&pid, CXLTIERCTL_PATH, &fa, nullptr, argv.data(), envp.data());
-	posix_spawn_file_actions_destroy(&fa);
-	run_result r;
-	if (rc != 0) {
-		ADD_FAILURE() << "cannot run " << CXLTIERCTL_PATH << ": " << std::strerror(rc);
+	// Waits until it exits; status -1 when it did not exit normally (see signal()).
+	run_result wait()
+	{
+		run_result r;
+		if (pid_ > 0) {
+			int ws = 0;
+			while (waitpid(pid_, &ws, 0) < 0 && errno == EINTR)
+				;
+			r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+			signal_ = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
+			pid_ = -1;
+		}
+		r.out = slurp(out_path());
+		r.err = slurp(err_path());
 		return r;
 	}
-	int ws = 0;
-	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-		;
-	r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-	r.out = slurp(out);
-	r.err = slurp(err);
-	return r;
+	// The signal that ended it, 0 if none; after wait().
+	int signal() const { return signal_; }
+
+private:
+	fs::path out_path() const { return io_.path() / "stdout"; }
+	fs::path err_path() const { return io_.path() / "stderr"; }
+
+	temp_dir io_;
+	pid_t pid_ = -1;
+	int signal_ = 0;
+};
+
+inline run_result run_cxltierctl(const std::vector<std::string> &args, const env_overrides &over)
+{
+	running_cli cli(args, over);
+	return cli.wait();
 }
 
 } // namespace cxltier_test

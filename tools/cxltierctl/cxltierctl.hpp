@@ -39,6 +39,7 @@ void add_region_command(CLI::App &app, action &run);
 void add_stats_command(CLI::App &app, action &run);
 void add_top_command(CLI::App &app, action &run);
 void add_daemon_command(CLI::App &app, action &run);
+void add_events_command(CLI::App &app, action &run);
 
 // ctx.cpp: a library context, or fatal with the library's reason.
 cxltier::ctx_ptr open_ctx();

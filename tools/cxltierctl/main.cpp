@@ -23,6 +23,7 @@ constexpr void (*commands[])(CLI::App &, action &) = {
 	add_stats_command,
 	add_top_command,
 	add_daemon_command,
+	add_events_command,
 };
 
 constexpr int exit_failure = 1;
