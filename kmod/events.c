@@ -72,8 +72,23 @@ void cxlt_event_log(const struct cxlt_event_args *ev)
 	if (ev->region)
 		strscpy(rec.region, ev->region, sizeof(rec.region));
 	scoped_guard(spinlock, &cxlt_events.lock) {
-		rec.seq = cxlt_events.next++;
-		cxlt_events.ring[rec.seq % CXLTIER_EVENTS_KEPT] = rec;
+		struct cxltier_event *prev =
+			&cxlt_events.ring[(cxlt_events.next - 1) % CXLTIER_EVENTS_KEPT];
+
+		/*
+		 * A job replaces its fenced pages one fault at a time: replacements of
+		 * one region within a second are one record (the first offset, the
+		 * sum of the pages), so that they do not push the fences out of the log.
+		 */
+		if (rec.type == CXLTIER_EVENT_REPLACE && cxlt_events.next > 1 &&
+		    prev->type == CXLTIER_EVENT_REPLACE && prev->region_id == rec.region_id &&
+		    rec.time_ns - prev->time_ns < NSEC_PER_SEC) {
+			prev->pages += rec.pages;
+			rec.seq = prev->seq;
+		} else {
+			rec.seq = cxlt_events.next++;
+			cxlt_events.ring[rec.seq % CXLTIER_EVENTS_KEPT] = rec;
+		}
 	}
 	trace_cxlt_event(rec.seq, rec.type, rec.cause, rec.blade, rec.region_id, rec.offset,
 			 rec.pages, rec.duration_ns);
@@ -95,12 +110,13 @@ static bool cxlt_events_after(u64 seq)
 int cxlt_events_read(struct cxltier_events *args)
 {
 	struct cxltier_event __user *out = u64_to_user_ptr(args->events);
-	u64 seq = max_t(u64, args->seq, 1), oldest;
+	u64 seq = args->seq, oldest;
 	u32 n = 0, i;
 	int rc;
 
+	/* A signal ends the wait with EINTR (never restarted: the caller loops). */
 	if ((args->flags & CXLTIER_EVENTS_WAIT) &&
-	    wait_event_interruptible(cxlt_events.wait, cxlt_events_after(seq)))
+	    wait_event_interruptible(cxlt_events.wait, cxlt_events_after(max_t(u64, seq, 1))))
 		return -EINTR;
 
 	struct cxltier_event *buf __free(kvfree) =
@@ -111,6 +127,9 @@ int cxlt_events_read(struct cxltier_events *args)
 	scoped_guard(spinlock, &cxlt_events.lock) {
 		oldest = cxlt_events.next > CXLTIER_EVENTS_KEPT ?
 			 cxlt_events.next - CXLTIER_EVENTS_KEPT : 1;
+		/* 0: from the oldest kept, nothing lost; else exactly from @seq. */
+		if (!seq)
+			seq = oldest;
 		if (seq < oldest) {
 			args->lost = min_t(u64, oldest - seq, U32_MAX);
 			seq = oldest;

@@ -612,7 +612,8 @@ struct cxltier_event_list; /* records read from the log at once */
 
 /*
  * Read the records numbered @seq and later, at most CXLTIER_EVENT_LOG_SIZE
- * (@seq 0 or 1: from the oldest kept); *@list gets them, possibly none.  Read
+ * (@seq 0: from the oldest kept; from 1 on exactly, the records no longer kept
+ * counted in cxltier_event_list_get_lost()); *@list gets them, possibly none.  Read
  * again from cxltier_event_list_get_next_seq() for the next ones.  With
  * CXLTIER_EVENT_READ_WAIT, sleeps until a record numbered @seq or later exists.
  * Free the list with cxltier_event_list_free().  Errors besides those of global

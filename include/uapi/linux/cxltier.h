@@ -377,7 +377,8 @@ struct cxltier_pages {
  * @reserved: must be zero
  * Every fenced page of the range becomes unallocated again: the next access
  * allocates a zeroed page on a healthy node (as a first touch does) instead of
- * getting SIGBUS.  The data is gone; the application restores it.  Pages that are
+ * getting SIGBUS, in every process that maps the region (a decision for the whole
+ * region, taken by a writer).  The data is gone; the application restores it.  Pages that are
  * not fenced are left alone.  Needs write access to the region.
  */
 struct cxltier_replace {
@@ -417,7 +418,8 @@ struct cxltier_replace {
  * @time_ns: when it happened, CLOCK_REALTIME
  * @type: CXLTIER_EVENT_*
  * @cause: CXLTIER_CAUSE_*
- * @blade: the memdev, e.g. "mem0"; empty for REPLACE
+ * @blade: the memdev, e.g. "mem0"; for the fence of a tier whose CXL region went
+ *	away, that CXL region ("region4"); empty for REPLACE
  * @region_id: the global region (FENCE_PAGE, REPLACE), else 0
  * @reserved0: zero
  * @region: its name, else empty
@@ -449,15 +451,18 @@ struct cxltier_event {
  * @size: (in) sizeof(struct cxltier_events)
  * @flags: (in) CXLTIER_EVENTS_WAIT: sleep (interruptibly) until a record @seq or
  *	later exists
- * @seq: (in) the first record wanted (0 or 1: the oldest kept); (out) the number
- *	of the record after the last one returned
+ * @seq: (in) the first record wanted: 0 for the oldest kept (@lost is then 0),
+ *	else exactly that one (@lost counts the records from it that are gone);
+ *	(out) the number to ask for next: the record after the last one returned
+ *	(with none returned: the @seq asked for, or the oldest kept)
  * @count: (in) room in @events, at least 1, at most CXLTIER_EVENTS_MAX; (out)
  *	records written
  * @lost: (out) records from the @seq asked for that are no longer kept
  * @events: (in) user address of struct cxltier_event[@count]
  * @reserved: must be zero
- * The log keeps the newest CXLTIER_EVENTS_KEPT records.  Anyone who may open
- * /dev/cxltier may read it.
+ * The log keeps the newest CXLTIER_EVENTS_KEPT records; replacements of one region
+ * within a second are one record (its @pages grow).  A signal ends a wait with
+ * EINTR.  Anyone who may open /dev/cxltier may read it.
  */
 struct cxltier_events {
 	__u32 size;
