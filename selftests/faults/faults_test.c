@@ -194,8 +194,9 @@ TEST_F_TIMEOUT(faults, library_recovery, 300)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		freopen(out, "w", stdout);
-		execlp("cxltier-ckpt-job", "cxltier-ckpt-job", "--mib", "4", "--iterations", "10",
-		       "--pause-ms", "300", NULL);
+		/* Long enough to outlast the fence on the debug kernel too. */
+		execlp("cxltier-ckpt-job", "cxltier-ckpt-job", "--mib", "4", "--iterations", "40",
+		       "--pause-ms", "400", NULL);
 		_exit(127);
 	}
 	/* Fence once the job has done two passes. */
