@@ -21,24 +21,6 @@
 #include "cxlr.h"
 #include "devattr.h"
 
-static const char *const cxlt_cxlr_state_names[] = {
-	[CXLT_CXLR_UNCOMMITTED] = "uncommitted",
-	[CXLT_CXLR_COMMITTED] = "committed",
-	[CXLT_CXLR_DAX] = "dax",
-	[CXLT_CXLR_SYSTEM_RAM] = "system-ram",
-};
-
-/**
- * cxlt_cxl_region_state_name() - sysfs name of a CXL region state
- * @state: the state
- *
- * Return: a static string.
- */
-const char *cxlt_cxl_region_state_name(enum cxlt_cxl_region_state state)
-{
-	return cxlt_cxlr_state_names[state];
-}
-
 static int cxlt_match_type(struct device *dev, void *type_name)
 {
 	return cxlt_dev_is_type(dev, type_name);
@@ -167,34 +149,4 @@ int cxlt_cxl_region_info(struct device *region, struct cxlt_cxl_region_info *inf
 							 sizeof(info->dax_dev)) :
 			       CXLT_CXLR_UNCOMMITTED;
 	return 0;
-}
-
-/**
- * cxlt_cxl_region_blades_show() - a sysfs "blades" file of a CXL region
- * @region: the cxl_region device (the caller holds a reference)
- * @buf: a sysfs page
- *
- * For cxl_regions/<region>/blades and tiers/<region>/blades, which read the
- * region's targets when asked, as every other CXL region attribute does.
- *
- * Context: process context, may sleep.
- * Return: the length written (memdev names separated by spaces in interleave
- * position order, then a newline), or a negative errno.
- */
-ssize_t cxlt_cxl_region_blades_show(struct device *region, char *buf)
-{
-	/* Too large for the stack of a sysfs read. */
-	struct cxlt_cxl_region_info *info __free(kfree) = kmalloc(sizeof(*info), GFP_KERNEL);
-	ssize_t len = 0;
-	int rc;
-	u32 i;
-
-	if (!info)
-		return -ENOMEM;
-	rc = cxlt_cxl_region_info(region, info);
-	if (rc)
-		return rc;
-	for (i = 0; i < info->nr_blades; i++)
-		len += sysfs_emit_at(buf, len, "%s%s", i ? " " : "", info->blades[i]);
-	return len + sysfs_emit_at(buf, len, "\n");
 }

@@ -49,7 +49,5 @@ struct cxlt_cxl_region_info {
 
 /* Does not know about tiers: a registered region reads as committed here. */
 int cxlt_cxl_region_info(struct device *region, struct cxlt_cxl_region_info *info);
-const char *cxlt_cxl_region_state_name(enum cxlt_cxl_region_state state);
-ssize_t cxlt_cxl_region_blades_show(struct device *region, char *buf);
 
 #endif /* _CXLT_CXLR_H */

@@ -1,25 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * DOC: discovery of CXL blades and regions
+ * DOC: discovery of CXL blades
  *
- * cxltier mirrors two kinds of CXL bus devices: memdevs ("blades") and regions.  A
- * scan walks the CXL bus, adds a mirror object (and its sysfs directory) for every new
- * device and drops those whose device is gone.  Scans run at module load, on a write
- * to /sys/kernel/cxltier/rescan, and from a work item that a CXL bus notifier queues
- * whenever a CXL device is added, removed, bound or unbound.  The notifier only queues
- * and takes no sleeping lock of ours: it runs inside device_add()/device_del() and
- * driver (un)binding with device locks held, where reading other devices' attributes,
- * or waiting for a tier operation (which holds cxlt_tiers.lock for as long as
- * onlining or offlining memory takes, and reads CXL attributes under it), could stall
- * the CXL core or deadlock.  Scans, and the tier registrations they may start
- * (auto_register), run on the module's own ordered workqueue, not on system_wq,
- * because they can take minutes.
- *
- * Each mirror object is a kobject under /sys/kernel/cxltier/blades/ or
- * cxl_regions/ (see Documentation/ABI/testing/sysfs-kernel-cxltier), which holds a
- * reference on its device.  Blade facts are cached when the blade is found; a CXL
- * region's attributes are read from the region when asked (cxlr.c), because a
- * region changes while it is configured.
+ * cxltier keeps an object per CXL memdev ("blade"): its service state and fencing
+ * and draining counters live in health.c, its directory
+ * /sys/kernel/cxltier/blades/<memdev>/ shows them with a "device" link to the
+ * memdev (see Documentation/ABI/testing/sysfs-kernel-cxltier); nothing the CXL core
+ * publishes itself is copied.  A scan walks the CXL bus, adds a blade for every new
+ * memdev and drops those whose memdev is gone (a fenced one stays, state fenced,
+ * until a memdev of its name comes back).  Scans run at module load, on a write to
+ * /sys/kernel/cxltier/rescan, and from a work item that a CXL bus notifier queues
+ * whenever a CXL device is added, removed, bound or unbound.  The notifier queues,
+ * and fences a blade or tier that is going away (failure.c), which takes no lock of
+ * discovery nor of tier registration: it runs inside device_del() and driver
+ * unbinding with device locks held, where waiting for a tier operation (which holds
+ * cxlt_tiers.lock for as long as onlining or offlining memory takes) could stall
+ * the CXL core.  Scans, and the tier registrations they may start (auto_register),
+ * run on the module's own ordered workqueue, because they can take minutes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,7 +28,6 @@
 #include <linux/workqueue.h>
 
 #include "cxltier.h"
-#include "cxlr.h"
 #include "devattr.h"
 #include "discover.h"
 #include "failure.h"
@@ -78,42 +74,22 @@ struct cxlt_blade {
 	bool replaced;
 };
 
-/**
- * struct cxlt_cxl_region - a CXL region as the CXL core created it
- * @kobj: /sys/kernel/cxltier/cxl_regions/<region>
- * @node: entry in cxlt_disc.cxl_regions, under cxlt_disc.lock
- * @dev: the cxl_region device; referenced while mirrored
- * @seen: scratch flag of the scan in progress, under cxlt_disc.lock
- *
- * A region's parameters change while it is configured (targets, size, commit), so
- * they are not cached: cxlt_cxl_region_info() reads them when asked.
- */
-struct cxlt_cxl_region {
-	struct kobject kobj;
-	struct list_head node;
-	struct device *dev;
-	bool seen;
-};
-
 static struct {
-	/* Protects the two lists, every mirror object's @seen flag, @dying, the dirs. */
+	/* Protects the blade list, every blade's @seen flag, @dying, the dir. */
 	struct mutex lock;
 	struct list_head blades;
-	struct list_head cxl_regions;
 	bool dying;		/* module exit began: scans add nothing */
 	struct workqueue_struct *wq;	/* ordered: one scan at a time */
 	struct delayed_work rescan_work;
 	struct notifier_block nb;
 	/*
-	 * /sys/kernel/cxltier/blades and cxl_regions: set under @lock at init, before
-	 * the first scan; no scan runs while they are NULL.
+	 * /sys/kernel/cxltier/blades: set under @lock at init, before the first scan;
+	 * no scan runs while it is NULL.
 	 */
 	struct kobject *blades_dir;
-	struct kobject *cxl_regions_dir;
 } cxlt_disc = {
 	.lock = __MUTEX_INITIALIZER(cxlt_disc.lock),
 	.blades = LIST_HEAD_INIT(cxlt_disc.blades),
-	.cxl_regions = LIST_HEAD_INIT(cxlt_disc.cxl_regions),
 };
 
 /* --- blades/<memdev>/ ------------------------------------------------------------- */
@@ -127,26 +103,6 @@ static struct cxlt_blade *to_blade(struct kobject *kobj)
 static bool cxlt_blade_online(struct cxlt_blade *blade)
 {
 	return device_is_registered(blade->dev) && READ_ONCE(blade->dev->driver);
-}
-
-static ssize_t serial_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%#llx\n", to_blade(kobj)->serial);
-}
-
-static ssize_t ram_size_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", to_blade(kobj)->ram_size);
-}
-
-static ssize_t pmem_size_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", to_blade(kobj)->pmem_size);
-}
-
-static ssize_t pci_dev_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%s\n", to_blade(kobj)->pci_dev);
 }
 
 static ssize_t blade_state_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -184,52 +140,18 @@ CXLT_BLADE_COUNTER(drained_pages, drained_pages, 1);
 CXLT_BLADE_COUNTER(drain_left, drain_left, 1);
 CXLT_BLADE_COUNTER(drain_us, drain_ns, NSEC_PER_USEC);
 
-/* The CXL regions that map part of the blade: names separated by spaces, newline. */
-static ssize_t blade_cxl_regions_show(struct kobject *kobj, struct kobj_attribute *attr,
-				      char *buf)
+/* The tiers with memory on the blade: names separated by spaces, newline. */
+static ssize_t blade_tiers_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	struct cxlt_blade *blade = to_blade(kobj);
-	struct cxlt_cxl_region *cxlr;
-	ssize_t len = 0;
-	u32 i;
-
-	/* Too large for the stack of a sysfs read. */
-	struct cxlt_cxl_region_info *info __free(kfree) = kmalloc(sizeof(*info), GFP_KERNEL);
-
-	if (!info)
-		return -ENOMEM;
-	scoped_guard(mutex, &cxlt_disc.lock) {
-		list_for_each_entry(cxlr, &cxlt_disc.cxl_regions, node) {
-			if (cxlt_cxl_region_info(cxlr->dev, info))
-				continue;
-			for (i = 0; i < info->nr_blades; i++) {
-				if (!strcmp(info->blades[i], dev_name(blade->dev))) {
-					len += sysfs_emit_at(buf, len, "%s%s", len ? " " : "",
-							     dev_name(cxlr->dev));
-					break;
-				}
-			}
-		}
-	}
-	len += sysfs_emit_at(buf, len, "\n");
-	return len;
+	return cxlt_tiers_of_blade_show(dev_name(to_blade(kobj)->dev), buf);
 }
 
-static struct kobj_attribute blade_attr_serial = __ATTR_RO(serial);
-static struct kobj_attribute blade_attr_ram_size = __ATTR_RO(ram_size);
-static struct kobj_attribute blade_attr_pmem_size = __ATTR_RO(pmem_size);
-static struct kobj_attribute blade_attr_pci_dev = __ATTR_RO(pci_dev);
 static struct kobj_attribute blade_attr_state = __ATTR(state, 0444, blade_state_show, NULL);
-static struct kobj_attribute blade_attr_cxl_regions =
-	__ATTR(cxl_regions, 0444, blade_cxl_regions_show, NULL);
+static struct kobj_attribute blade_attr_tiers = __ATTR(tiers, 0444, blade_tiers_show, NULL);
 
 static struct attribute *cxlt_blade_attrs[] = {
-	&blade_attr_serial.attr,
-	&blade_attr_ram_size.attr,
-	&blade_attr_pmem_size.attr,
-	&blade_attr_pci_dev.attr,
 	&blade_attr_state.attr,
-	&blade_attr_cxl_regions.attr,
+	&blade_attr_tiers.attr,
 	&blade_attr_fenced_pages.attr,
 	&blade_attr_fence_us.attr,
 	&blade_attr_poisoned_pages.attr,
@@ -303,148 +225,13 @@ static void cxlt_blade_found(struct device *dev)
 		kobject_put(&blade->kobj);
 		return;
 	}
+	/* The CXL core's own view of the device: serial, partitions, PCI parent. */
+	if (sysfs_create_link(&blade->kobj, &dev->kobj, "device"))
+		pr_warn("blade %s: no device link\n", dev_name(dev));
 	list_add_tail(&blade->node, &cxlt_disc.blades);
 	pr_info("blade %s: serial %#llx, %llu MiB ram, %llu MiB pmem, pci %s\n",
 		dev_name(dev), blade->serial, blade->ram_size >> 20,
 		blade->pmem_size >> 20, blade->pci_dev);
-}
-
-/* --- cxl_regions/<region>/ -------------------------------------------------------- */
-
-static struct cxlt_cxl_region *to_cxlr(struct kobject *kobj)
-{
-	return container_of(kobj, struct cxlt_cxl_region, kobj);
-}
-
-/*
- * Every region attribute needs the region's parameters; read them all at once.  The
- * info is too large for the stack of a sysfs read.
- */
-static ssize_t cxlr_show(struct kobject *kobj, char *buf,
-			 ssize_t (*emit)(const struct cxlt_cxl_region_info *info, char *buf))
-{
-	struct cxlt_cxl_region_info *info __free(kfree) = kmalloc(sizeof(*info), GFP_KERNEL);
-	ssize_t rc;
-
-	if (!info)
-		return -ENOMEM;
-	rc = cxlt_cxl_region_info(to_cxlr(kobj)->dev, info);
-	return rc ?: emit(info, buf);
-}
-
-#define CXLR_ATTR(_name, _fmt, ...)							\
-static ssize_t cxlr_emit_##_name(const struct cxlt_cxl_region_info *info, char *buf)	\
-{											\
-	return sysfs_emit(buf, _fmt "\n", __VA_ARGS__);					\
-}											\
-static ssize_t cxlr_##_name##_show(struct kobject *kobj, struct kobj_attribute *attr,	\
-				   char *buf)						\
-{											\
-	return cxlr_show(kobj, buf, cxlr_emit_##_name);					\
-}											\
-static struct kobj_attribute cxlr_attr_##_name = __ATTR(_name, 0444, cxlr_##_name##_show, NULL)
-
-CXLR_ATTR(mode, "%s", info->mode);
-CXLR_ATTR(start, "%#llx", info->start);
-CXLR_ATTR(size, "%llu", info->size);
-CXLR_ATTR(interleave_ways, "%u", info->ways);
-CXLR_ATTR(interleave_granularity, "%u", info->granularity);
-CXLR_ATTR(numa_node, "%d", info->nid);
-
-static ssize_t cxlr_emit_state(const struct cxlt_cxl_region_info *info, char *buf)
-{
-	return sysfs_emit(buf, "%s\n", cxlt_cxl_region_state_name(info->state));
-}
-
-static ssize_t cxlr_state_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	/* The CXL core cannot know: our System RAM is not a dax device. */
-	if (cxlt_tier_registered(to_cxlr(kobj)->dev))
-		return sysfs_emit(buf, "tier\n");
-	return cxlr_show(kobj, buf, cxlr_emit_state);
-}
-
-static struct kobj_attribute cxlr_attr_state = __ATTR(state, 0444, cxlr_state_show, NULL);
-
-static ssize_t cxlr_blades_show(struct kobject *kobj, struct kobj_attribute *attr,
-				char *buf)
-{
-	return cxlt_cxl_region_blades_show(to_cxlr(kobj)->dev, buf);
-}
-
-static struct kobj_attribute cxlr_attr_blades = __ATTR(blades, 0444, cxlr_blades_show, NULL);
-
-static struct attribute *cxlt_cxl_region_attrs[] = {
-	&cxlr_attr_mode.attr,
-	&cxlr_attr_start.attr,
-	&cxlr_attr_size.attr,
-	&cxlr_attr_interleave_ways.attr,
-	&cxlr_attr_interleave_granularity.attr,
-	&cxlr_attr_blades.attr,
-	&cxlr_attr_numa_node.attr,
-	&cxlr_attr_state.attr,
-	NULL,
-};
-ATTRIBUTE_GROUPS(cxlt_cxl_region);
-
-static void cxlt_cxl_region_release(struct kobject *kobj)
-{
-	struct cxlt_cxl_region *cxlr = to_cxlr(kobj);
-
-	put_device(cxlr->dev);
-	kfree(cxlr);
-}
-
-static const struct kobj_type cxlt_cxl_region_ktype = {
-	.release = cxlt_cxl_region_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = cxlt_cxl_region_groups,
-};
-
-static struct cxlt_cxl_region *cxlt_find_cxl_region(struct device *dev)
-{
-	struct cxlt_cxl_region *cxlr;
-
-	lockdep_assert_held(&cxlt_disc.lock);
-	list_for_each_entry(cxlr, &cxlt_disc.cxl_regions, node)
-		if (cxlr->dev == dev)
-			return cxlr;
-	return NULL;
-}
-
-static void cxlt_cxl_region_found(struct device *dev)
-{
-	struct cxlt_cxl_region *cxlr;
-	int rc;
-
-	lockdep_assert_held(&cxlt_disc.lock);
-	cxlr = cxlt_find_cxl_region(dev);
-	if (cxlr) {
-		cxlr->seen = true;
-		return;
-	}
-
-	cxlr = kzalloc(sizeof(*cxlr), GFP_KERNEL);
-	if (!cxlr)
-		return;
-	cxlr->dev = get_device(dev);
-	cxlr->seen = true;
-	rc = kobject_init_and_add(&cxlr->kobj, &cxlt_cxl_region_ktype,
-				  cxlt_disc.cxl_regions_dir, "%s", dev_name(dev));
-	if (rc) {
-		pr_warn("cannot add CXL region %s to sysfs: %d\n", dev_name(dev), rc);
-		kobject_put(&cxlr->kobj);
-		return;
-	}
-	list_add_tail(&cxlr->node, &cxlt_disc.cxl_regions);
-
-	struct cxlt_cxl_region_info *info __free(kfree) = kmalloc(sizeof(*info), GFP_KERNEL);
-
-	if (info && !cxlt_cxl_region_info(dev, info))
-		pr_info("cxl region %s: %s, %llu MiB at %#llx, %u way(s) x %u, node %d, %s\n",
-			dev_name(dev), info->mode, info->size >> 20, info->start,
-			info->ways, info->granularity, info->nid,
-			cxlt_cxl_region_state_name(info->state));
 }
 
 /* --- scanning --------------------------------------------------------------------- */
@@ -455,8 +242,6 @@ static int cxlt_scan_one(struct device *dev, void *unused)
 		return 0;
 	if (cxlt_dev_is_type(dev, "cxl_memdev"))
 		cxlt_blade_found(dev);
-	else if (cxlt_dev_is_type(dev, "cxl_region"))
-		cxlt_cxl_region_found(dev);
 	return 0;
 }
 
@@ -471,10 +256,8 @@ static int cxlt_scan_one(struct device *dev, void *unused)
  */
 int cxlt_rescan(void)
 {
-	struct cxlt_cxl_region *cxlr, *rtmp;
 	struct cxlt_blade *blade, *btmp;
 	LIST_HEAD(gone_blades);
-	LIST_HEAD(gone_regions);
 	bool again = false;
 
 rescan:
@@ -484,8 +267,6 @@ rescan:
 			return -ENODEV;
 		list_for_each_entry(blade, &cxlt_disc.blades, node)
 			blade->seen = false;
-		list_for_each_entry(cxlr, &cxlt_disc.cxl_regions, node)
-			cxlr->seen = false;
 
 		bus_for_each_dev(&cxl_bus_type, NULL, NULL, cxlt_scan_one);
 
@@ -496,15 +277,13 @@ rescan:
 			} else if (!blade->seen && !blade->gone &&
 				   cxlt_blade_fenced(dev_name(blade->dev))) {
 				blade->gone = true;
+				sysfs_remove_link(&blade->kobj, "device");
 				pr_info("blade %s is gone; it stays listed as fenced\n",
 					dev_name(blade->dev));
 			} else if (!blade->seen && !blade->gone) {
 				list_move(&blade->node, &gone_blades);
 			}
 		}
-		list_for_each_entry_safe(cxlr, rtmp, &cxlt_disc.cxl_regions, node)
-			if (!cxlr->seen)
-				list_move(&cxlr->node, &gone_regions);
 	}
 
 	/* Outside the lock: kobject_del() waits for show() calls that may take it. */
@@ -513,12 +292,6 @@ rescan:
 		list_del(&blade->node);
 		kobject_del(&blade->kobj);
 		kobject_put(&blade->kobj);
-	}
-	list_for_each_entry_safe(cxlr, rtmp, &gone_regions, node) {
-		pr_info("cxl region %s is gone\n", dev_name(cxlr->dev));
-		list_del(&cxlr->node);
-		kobject_del(&cxlr->kobj);
-		kobject_put(&cxlr->kobj);
 	}
 	/* A replaced blade's name is free now: mirror the new memdev. */
 	if (again) {
@@ -556,14 +329,13 @@ static int cxlt_cxl_bus_event(struct notifier_block *nb, unsigned long action, v
 /**
  * cxlt_discover_init() - start mirroring the CXL bus
  * @blades_dir: /sys/kernel/cxltier/blades, parent of the blades' directories
- * @cxl_regions_dir: /sys/kernel/cxltier/cxl_regions, likewise for CXL regions
  *
  * Both directories must outlive the mirror (until cxlt_discover_exit()).
  *
  * Context: module init; scans once before it returns.
  * Return: 0 or a negative errno, with nothing left registered.
  */
-int cxlt_discover_init(struct kobject *blades_dir, struct kobject *cxl_regions_dir)
+int cxlt_discover_init(struct kobject *blades_dir)
 {
 	int rc;
 
@@ -585,7 +357,6 @@ int cxlt_discover_init(struct kobject *blades_dir, struct kobject *cxl_regions_d
 	/* Scans add nothing before this; the one below takes in everything. */
 	scoped_guard(mutex, &cxlt_disc.lock) {
 		cxlt_disc.blades_dir = blades_dir;
-		cxlt_disc.cxl_regions_dir = cxl_regions_dir;
 	}
 	cxlt_rescan();
 	return 0;
@@ -593,7 +364,6 @@ int cxlt_discover_init(struct kobject *blades_dir, struct kobject *cxl_regions_d
 
 void cxlt_discover_exit(void)
 {
-	struct cxlt_cxl_region *cxlr, *rtmp;
 	struct cxlt_blade *blade, *btmp;
 
 	bus_unregister_notifier(&cxl_bus_type, &cxlt_disc.nb);
@@ -603,11 +373,6 @@ void cxlt_discover_exit(void)
 		cxlt_disc.dying = true;
 
 	/* Scans now stop at @dying, so the lists are ours alone. */
-	list_for_each_entry_safe(cxlr, rtmp, &cxlt_disc.cxl_regions, node) {
-		list_del(&cxlr->node);
-		kobject_del(&cxlr->kobj);
-		kobject_put(&cxlr->kobj);
-	}
 	list_for_each_entry_safe(blade, btmp, &cxlt_disc.blades, node) {
 		list_del(&blade->node);
 		kobject_del(&blade->kobj);

@@ -8,7 +8,7 @@
 
 struct kobject;
 
-int cxlt_discover_init(struct kobject *blades_dir, struct kobject *cxl_regions_dir);
+int cxlt_discover_init(struct kobject *blades_dir);
 void cxlt_discover_exit(void);
 int cxlt_rescan(void);
 

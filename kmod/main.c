@@ -40,7 +40,7 @@ static int __init cxlt_init(void)
 	rc = cxlt_sysfs_init();
 	if (rc)
 		goto err_devattr;
-	rc = cxlt_discover_init(cxlt_sysfs_blades_dir(), cxlt_sysfs_cxl_regions_dir());
+	rc = cxlt_discover_init(cxlt_sysfs_blades_dir());
 	if (rc)
 		goto err_sysfs;
 	rc = cxlt_regions_init();

@@ -7,17 +7,17 @@
  *   /sys/kernel/cxltier/
  *     abi_version, rescan, tier_add, tier_remove, blade_fence, blade_drain,
  *     blade_restore
- *     blades/<memdev>/       serial ram_size pmem_size pci_dev state cxl_regions
- *                            fenced_pages fence_us poisoned_pages drained_pages
- *                            drain_left drain_us
- *     cxl_regions/<region>/  mode start size interleave_ways interleave_granularity
- *                            blades numa_node state
- *     tiers/<region>/        node adistance adistance_source start size blades
+ *     blades/<memdev>/       device -> the memdev, state tiers fenced_pages fence_us
+ *                            poisoned_pages drained_pages drain_left drain_us
+ *     tiers/<region>/        device -> the CXL region, state node adistance
+ *                            adistance_source promoted_pages demoted_pages
+ *     daemon/                (daemon.c)
  *
- * One value per file.  This file owns the root: its kobject, its files and the
- * three directories.  The entries of each directory belong to the file that owns
- * their objects, which gets its directory from main.c at init: blades/ and
- * cxl_regions/ to discover.c, tiers/ to tier.c.
+ * One value per file, and only what cxltier knows: what the CXL core publishes
+ * about a memdev or region is read there, through the "device" links.  This file
+ * owns the root: its kobject, its files and the two directories.  The entries of
+ * each directory belong to the file that owns their objects, which gets its
+ * directory from main.c at init: blades/ to discover.c, tiers/ to tier.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -35,11 +35,11 @@
 #include "sysfs.h"
 #include "tier.h"
 
-#define CXLT_SYSFS_ABI_VERSION	1
+/* 2: the copies of the CXL core's attributes (cxl_regions/, serial, size...) went. */
+#define CXLT_SYSFS_ABI_VERSION	2
 
 static struct kobject *cxlt_root_kobj;
 static struct kobject *cxlt_blades_kobj;
-static struct kobject *cxlt_cxl_regions_kobj;
 static struct kobject *cxlt_tiers_kobj;
 
 /**
@@ -50,16 +50,6 @@ static struct kobject *cxlt_tiers_kobj;
 struct kobject *cxlt_sysfs_blades_dir(void)
 {
 	return cxlt_blades_kobj;
-}
-
-/**
- * cxlt_sysfs_cxl_regions_dir() - /sys/kernel/cxltier/cxl_regions
- *
- * Return: its kobject, valid from cxlt_sysfs_init() to cxlt_sysfs_exit().
- */
-struct kobject *cxlt_sysfs_cxl_regions_dir(void)
-{
-	return cxlt_cxl_regions_kobj;
 }
 
 /**
@@ -243,20 +233,13 @@ int cxlt_sysfs_init(void)
 		rc = -ENOMEM;
 		goto err_remove_group;
 	}
-	cxlt_cxl_regions_kobj = kobject_create_and_add("cxl_regions", cxlt_root_kobj);
-	if (!cxlt_cxl_regions_kobj) {
-		rc = -ENOMEM;
-		goto err_put_blades;
-	}
 	cxlt_tiers_kobj = kobject_create_and_add("tiers", cxlt_root_kobj);
 	if (!cxlt_tiers_kobj) {
 		rc = -ENOMEM;
-		goto err_put_cxl_regions;
+		goto err_put_blades;
 	}
 	return 0;
 
-err_put_cxl_regions:
-	kobject_put(cxlt_cxl_regions_kobj);
 err_put_blades:
 	kobject_put(cxlt_blades_kobj);
 err_remove_group:
@@ -270,7 +253,6 @@ err_put_root:
 void cxlt_sysfs_exit(void)
 {
 	kobject_put(cxlt_tiers_kobj);
-	kobject_put(cxlt_cxl_regions_kobj);
 	kobject_put(cxlt_blades_kobj);
 	sysfs_remove_group(cxlt_root_kobj, &cxlt_root_group);
 	kobject_put(cxlt_root_kobj);

@@ -11,7 +11,6 @@ struct kobject;
 int cxlt_sysfs_init(void);
 void cxlt_sysfs_exit(void);
 struct kobject *cxlt_sysfs_blades_dir(void);
-struct kobject *cxlt_sysfs_cxl_regions_dir(void);
 struct kobject *cxlt_sysfs_tiers_dir(void);
 struct kobject *cxlt_sysfs_root(void);
 

@@ -230,19 +230,17 @@ static ssize_t tier_adistance_source_show(struct kobject *kobj, struct kobj_attr
 	return sysfs_emit(buf, "%s\n", cxlt_adist_source_name(to_tier(kobj)->adist_src));
 }
 
-static ssize_t tier_start_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+/* online; fenced: a blade under it failed; offline: fenced, its memory taken offline. */
+static ssize_t tier_state_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%#llx\n", to_tier(kobj)->start);
-}
+	struct cxlt_tier *tier = to_tier(kobj);
+	const char *state = "online";
 
-static ssize_t tier_size_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", to_tier(kobj)->size);
-}
-
-static ssize_t tier_blades_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return cxlt_cxl_region_blades_show(to_tier(kobj)->region, buf);
+	scoped_guard(spinlock, &cxlt_tiers.lookup_lock) {
+		if (tier->fenced_pos)
+			state = READ_ONCE(tier->offline) ? "offline" : "fenced";
+	}
+	return sysfs_emit(buf, "%s\n", state);
 }
 
 static ssize_t tier_promoted_pages_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -266,17 +264,13 @@ static struct kobj_attribute tier_attr_adistance =
 	__ATTR(adistance, 0444, tier_adistance_show, NULL);
 static struct kobj_attribute tier_attr_adistance_source =
 	__ATTR(adistance_source, 0444, tier_adistance_source_show, NULL);
-static struct kobj_attribute tier_attr_start = __ATTR(start, 0444, tier_start_show, NULL);
-static struct kobj_attribute tier_attr_size = __ATTR(size, 0444, tier_size_show, NULL);
-static struct kobj_attribute tier_attr_blades = __ATTR(blades, 0444, tier_blades_show, NULL);
+static struct kobj_attribute tier_attr_state = __ATTR(state, 0444, tier_state_show, NULL);
 
 static struct attribute *cxlt_tier_attrs[] = {
 	&tier_attr_node.attr,
 	&tier_attr_adistance.attr,
 	&tier_attr_adistance_source.attr,
-	&tier_attr_start.attr,
-	&tier_attr_size.attr,
-	&tier_attr_blades.attr,
+	&tier_attr_state.attr,
 	&tier_attr_promoted_pages.attr,
 	&tier_attr_demoted_pages.attr,
 	NULL,
@@ -587,6 +581,8 @@ int cxlt_tier_add(const char *name, int adist)
 	listed = no_free_ptr(tier);
 	if (kobject_add(&listed->kobj, cxlt_tiers.dir, "%s", name))
 		pr_warn("tier %s: no sysfs directory\n", name);
+	else if (sysfs_create_link(&listed->kobj, &listed->region->kobj, "device"))
+		pr_warn("tier %s: no device link\n", name);
 	scoped_guard(spinlock, &cxlt_tiers.lookup_lock)
 		list_add_tail(&listed->node, &cxlt_tiers.list);
 	/* Still under cxlt_tiers.lock: once it is dropped, a removal may free the tier. */
@@ -828,6 +824,35 @@ int cxlt_node_fenced_blade(int nid, char *blade, size_t len)
 	}
 	spin_unlock(&cxlt_tiers.lookup_lock);
 	return rc;
+}
+
+/**
+ * cxlt_tiers_of_blade_show() - a blade's sysfs "tiers" file
+ * @blade: memdev name
+ * @buf: a sysfs page
+ *
+ * Context: process context; takes a spinlock.
+ * Return: the length written: the tiers with memory on @blade, separated by spaces,
+ * then a newline.
+ */
+ssize_t cxlt_tiers_of_blade_show(const char *blade, char *buf)
+{
+	struct cxlt_tier *tier;
+	ssize_t len = 0;
+	u32 i;
+
+	spin_lock(&cxlt_tiers.lookup_lock);
+	list_for_each_entry(tier, &cxlt_tiers.list, node) {
+		for (i = 0; i < tier->nr_blades; i++) {
+			if (strcmp(tier->blades[i], blade))
+				continue;
+			len += sysfs_emit_at(buf, len, "%s%s", len ? " " : "",
+					     dev_name(tier->region));
+			break;
+		}
+	}
+	spin_unlock(&cxlt_tiers.lookup_lock);
+	return len + sysfs_emit_at(buf, len, "\n");
 }
 
 /**

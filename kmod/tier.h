@@ -59,6 +59,7 @@ bool cxlt_pfn_fenced(unsigned long pfn);
 int cxlt_tier_take_offline(const char *name);
 int cxlt_tier_dpa_to_phys(const char *region, const char *blade, u64 dpa, u64 *pa);
 bool cxlt_tier_has_blade(const char *blade);
+ssize_t cxlt_tiers_of_blade_show(const char *blade, char *buf);
 int cxlt_node_fenced_blade(int nid, char *blade, size_t len);
 int cxlt_tier_fenced_range(const char *name, struct cxlt_fence_range *fr);
 int cxlt_pfn_blades(unsigned long pfn, struct cxlt_blade_name *names, int max);

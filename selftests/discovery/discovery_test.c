@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Discovery: cxltier mirrors every CXL memdev ("blade") and CXL region under
- * /sys/kernel/cxltier with the same facts the CXL core publishes under
- * /sys/bus/cxl/devices, finds everything the booted topology defines, and follows
- * regions as they come and go.
+ * Discovery: cxltier has a blade for every CXL memdev under /sys/kernel/cxltier,
+ * holding only what cxltier knows (its state, the tiers on it, counters) and a link
+ * to the memdev; nothing the CXL core publishes is copied (sysfs ABI 2).  The booted
+ * topology is complete, and regions that come and go are usable without a rescan.
  *
  * Theory of operation: the CXL core's sysfs is the reference; each test walks it and
  * compares cxltier's view.  The topology's expectations come from the environment
@@ -109,107 +109,94 @@ FIXTURE_TEARDOWN(discovery)
 {
 }
 
-/* Every CXL memdev is a blade with the serial, capacity and PCI function the CXL core reports. */
-TEST_F_TIMEOUT(discovery, blades_match_cxl_core, 10)
+/*
+ * Every CXL memdev is a blade whose "device" link is that memdev, with a state that
+ * follows its driver, and no copy of what the CXL core publishes.
+ */
+TEST_F_TIMEOUT(discovery, blades_link_cxl_core, 10)
 {
+	static const char *const gone[] = { "serial", "ram_size", "pmem_size", "pci_dev",
+					    "cxl_regions" };
 	struct names mirror;
+	char path[PATH_MAX], a[PATH_MAX], b[PATH_MAX], state[32];
+	unsigned int k;
 	int i;
 
+	EXPECT_EQ(2, cxlt_read_u64(CXLT_SYSFS "/%s%s", "abi_version", ""));
+	EXPECT_NE(0, access(CXLT_SYSFS "/cxl_regions", F_OK));
 	list_dir(CXLT_SYSFS "/blades/*", &mirror);
 	ASSERT_EQ(self->blades.n, mirror.n);
 	for (i = 0; i < self->blades.n; i++) {
 		const char *m = self->blades.name[i];
-		char path[PATH_MAX], real[PATH_MAX], state[32], pci[64], *slash;
-
-		EXPECT_EQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", m, "serial"),
-			  cxlt_read_u64(CXLT_SYSFS "/blades/%s/%s", m, "serial")) TH_LOG("%s", m);
-		EXPECT_EQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", m, "ram/size"),
-			  cxlt_read_u64(CXLT_SYSFS "/blades/%s/%s", m, "ram_size")) TH_LOG("%s", m);
-		EXPECT_EQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", m, "pmem/size"),
-			  cxlt_read_u64(CXLT_SYSFS "/blades/%s/%s", m, "pmem_size")) TH_LOG("%s", m);
 
 		snprintf(path, sizeof(path), CXL_SYSFS "/%s", m);
-		ASSERT_NE(NULL, realpath(path, real));
-		*strrchr(real, '/') = '\0';
-		slash = strrchr(real, '/');
-		ASSERT_EQ(0, cxlt_readf(pci, sizeof(pci), CXLT_SYSFS "/blades/%s/%s", m, "pci_dev"));
-		EXPECT_STREQ(slash + 1, pci);
-
+		ASSERT_NE(NULL, realpath(path, a));
+		snprintf(path, sizeof(path), CXLT_SYSFS "/blades/%s/device", m);
+		ASSERT_NE(NULL, realpath(path, b)) TH_LOG("%s has no device link", m);
+		EXPECT_STREQ(a, b);
+		for (k = 0; k < sizeof(gone) / sizeof(gone[0]); k++) {
+			snprintf(path, sizeof(path), CXLT_SYSFS "/blades/%s/%s", m, gone[k]);
+			EXPECT_NE(0, access(path, F_OK)) TH_LOG("%s is still there", path);
+		}
 		snprintf(path, sizeof(path), CXL_SYSFS "/%s/driver", m);
 		ASSERT_EQ(0, cxlt_readf(state, sizeof(state), CXLT_SYSFS "/blades/%s/%s", m, "state"));
 		EXPECT_STREQ(access(path, F_OK) ? "offline" : "online", state);
 	}
 }
 
-/* Every CXL region is mirrored with its mode, address range, interleave and blades. */
-TEST_F_TIMEOUT(discovery, cxl_regions_match_cxl_core, 10)
+/*
+ * A blade's "tiers" lists the tiers whose CXL regions have it as a target; a tier's
+ * "device" link is its CXL region.
+ */
+TEST_F_TIMEOUT(discovery, blade_lists_its_tiers, 60)
 {
-	struct names mirror;
+	char r[64] = "", blades[256], got[256], padded[260], me[70], path[PATH_MAX], a[PATH_MAX];
 	int i;
 
-	list_dir(CXLT_SYSFS "/cxl_regions/*", &mirror);
-	ASSERT_EQ(self->regions.n, mirror.n);
-	for (i = 0; i < self->regions.n; i++) {
-		const char *r = self->regions.name[i];
-		char a[256], b[256];
-
-		ASSERT_EQ(0, cxlt_readf(a, sizeof(a), CXL_SYSFS "/%s/%s", r, "mode"));
-		ASSERT_EQ(0, cxlt_readf(b, sizeof(b), CXLT_SYSFS "/cxl_regions/%s/%s", r, "mode"));
-		EXPECT_STREQ(a, b);
-		EXPECT_EQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", r, "resource"),
-			  cxlt_read_u64(CXLT_SYSFS "/cxl_regions/%s/%s", r, "start")) TH_LOG("%s", r);
-		EXPECT_EQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", r, "size"),
-			  cxlt_read_u64(CXLT_SYSFS "/cxl_regions/%s/%s", r, "size")) TH_LOG("%s", r);
-		EXPECT_EQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", r, "interleave_ways"),
-			  cxlt_read_u64(CXLT_SYSFS "/cxl_regions/%s/%s", r, "interleave_ways"));
-		EXPECT_EQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", r, "interleave_granularity"),
-			  cxlt_read_u64(CXLT_SYSFS "/cxl_regions/%s/%s", r,
-					"interleave_granularity"));
-		core_region_blades(r, a, sizeof(a));
-		ASSERT_EQ(0, cxlt_readf(b, sizeof(b), CXLT_SYSFS "/cxl_regions/%s/%s", r, "blades"));
-		EXPECT_STREQ(a, b) TH_LOG("%s", r);
-		/* No dax driver is loaded in the default guest. */
-		ASSERT_EQ(0, cxlt_readf(b, sizeof(b), CXLT_SYSFS "/cxl_regions/%s/%s", r, "state"));
-		EXPECT_STREQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", r, "commit") == 1 ? "committed" :
-			     "uncommitted", b);
+	for (i = 0; i < self->regions.n && !r[0]; i++) {
+		if (cxlt_readf(got, sizeof(got), CXL_SYSFS "/%s/%s", self->regions.name[i],
+			       "mode") || strcmp(got, "ram"))
+			continue;
+		if (!cxlt_write(CXLT_SYSFS "/tier_add", self->regions.name[i]))
+			snprintf(r, sizeof(r), "%s", self->regions.name[i]);
 	}
-}
-
-/* Each blade lists exactly the regions whose targets include it. */
-TEST_F_TIMEOUT(discovery, blade_lists_its_regions, 10)
-{
-	int i, j;
-
+	if (!r[0])
+		SKIP(return, "no RAM region could be registered");
+	core_region_blades(r, blades, sizeof(blades));
+	snprintf(padded, sizeof(padded), " %s ", blades);
 	for (i = 0; i < self->blades.n; i++) {
 		const char *m = self->blades.name[i];
-		char want[256] = "", got[256], blades[256];
+		char tiers[260];
 
-		for (j = 0; j < self->regions.n; j++) {
-			char padded[260];
+		bool target, listed;
 
-			core_region_blades(self->regions.name[j], blades, sizeof(blades));
-			snprintf(padded, sizeof(padded), " %s ", blades);
-			snprintf(got, sizeof(got), " %s ", m);
-			if (!strstr(padded, got))
-				continue;
-			if (want[0])
-				strcat(want, " ");
-			strcat(want, self->regions.name[j]);
-		}
-		ASSERT_EQ(0, cxlt_readf(got, sizeof(got), CXLT_SYSFS "/blades/%s/%s", m,
-					"cxl_regions"));
-		EXPECT_STREQ(want, got) TH_LOG("%s", m);
+		ASSERT_EQ(0, cxlt_readf(got, sizeof(got), CXLT_SYSFS "/blades/%s/%s", m, "tiers"));
+		snprintf(tiers, sizeof(tiers), " %s ", got);
+		snprintf(me, sizeof(me), " %s ", m);
+		target = strstr(padded, me);
+		snprintf(me, sizeof(me), " %s ", r);
+		listed = strstr(tiers, me);
+		EXPECT_EQ(target, listed)
+			TH_LOG("%s: tiers '%s', region %s over %s", m, got, r, blades);
 	}
+	snprintf(path, sizeof(path), CXLT_SYSFS "/tiers/%s/device", r);
+	ASSERT_NE(NULL, realpath(path, got));
+	snprintf(path, sizeof(path), CXL_SYSFS "/%s", r);
+	ASSERT_NE(NULL, realpath(path, a));
+	EXPECT_STREQ(a, got);
+	ASSERT_EQ(0, cxlt_readf(got, sizeof(got), CXLT_SYSFS "/tiers/%s/%s", r, "state"));
+	EXPECT_STREQ("online", got);
+	EXPECT_EQ(0, cxlt_write(CXLT_SYSFS "/tier_remove", r));
 }
 
 /* Everything the booted topology defines is found: its blades and, for each region spec,
- * a region of that mode over exactly those blades in that order, each on a NUMA node of
- * its own. */
+ * a region of that mode over exactly those blades in that order (the tiers group checks
+ * that each RAM region becomes a NUMA node of its own). */
 TEST_F_TIMEOUT(discovery, topology_complete, 10)
 {
 	const char *nblades = getenv("CXLT_BLADES"), *specs = getenv("CXLT_REGIONS");
 	char *list, *spec, *save = NULL;
-	int nodes[MAX_ITEMS], nnodes = 0, i, j;
+	int i;
 
 	if (!nblades || !specs)
 		SKIP(return, "not booted by qemu/run (CXLT_BLADES/CXLT_REGIONS unset)");
@@ -228,12 +215,12 @@ TEST_F_TIMEOUT(discovery, topology_complete, 10)
 		}
 		copy = strdup(spec);
 
-		/* Translate serials to memdev names through the blades' serial files. */
+		/* Translate serials to memdev names through the memdevs' serial files. */
 		for (serial = strtok_r(copy, ",", &s2); serial; serial = strtok_r(NULL, ",", &s2)) {
 			uint64_t sn = strtoull(serial, NULL, 0);
 
 			for (i = 0; i < self->blades.n; i++)
-				if (cxlt_read_u64(CXLT_SYSFS "/blades/%s/%s", self->blades.name[i],
+				if (cxlt_read_u64(CXL_SYSFS "/%s/%s", self->blades.name[i],
 						  "serial") == sn)
 					break;
 			ASSERT_LT(i, self->blades.n) TH_LOG("no blade with serial %s", serial);
@@ -245,21 +232,13 @@ TEST_F_TIMEOUT(discovery, topology_complete, 10)
 		for (i = 0; i < self->regions.n && !found; i++) {
 			char got[256];
 
-			if (cxlt_readf(got, sizeof(got), CXLT_SYSFS "/cxl_regions/%s/%s",
-				       self->regions.name[i], "blades"))
-				continue;
+			core_region_blades(self->regions.name[i], got, sizeof(got));
 			if (strcmp(got, want))
 				continue;
-			if (cxlt_readf(got, sizeof(got), CXLT_SYSFS "/cxl_regions/%s/%s",
+			if (cxlt_readf(got, sizeof(got), CXL_SYSFS "/%s/%s",
 				       self->regions.name[i], "mode") || strcmp(got, mode))
 				continue;
 			found = true;
-			nodes[nnodes] = (int)cxlt_read_u64(CXLT_SYSFS "/cxl_regions/%s/%s",
-							   self->regions.name[i], "numa_node");
-			EXPECT_GT(nodes[nnodes], 0) TH_LOG("%s", self->regions.name[i]);
-			for (j = 0; j < nnodes; j++)
-				EXPECT_NE(nodes[j], nodes[nnodes]) TH_LOG("node shared");
-			nnodes++;
 		}
 		EXPECT_TRUE(found) TH_LOG("no region over blades %s (spec %s)", want, spec);
 	}
@@ -275,7 +254,7 @@ TEST_F_TIMEOUT(discovery, rescan_input, 10)
 	EXPECT_EQ(-EINVAL, cxlt_write(CXLT_SYSFS "/rescan", "\n"));
 }
 
-/* Mirror files refuse writes and rescan refuses reads, even for root. */
+/* Blade files refuse writes and rescan refuses reads, even for root. */
 TEST_F_TIMEOUT(discovery, files_read_only, 10)
 {
 	struct names mirror;
@@ -284,14 +263,14 @@ TEST_F_TIMEOUT(discovery, files_read_only, 10)
 	list_dir(CXLT_SYSFS "/blades/*", &mirror);
 	if (!mirror.n)
 		SKIP(return, "no blades");
-	snprintf(path, sizeof(path), CXLT_SYSFS "/blades/%s/serial", mirror.name[0]);
-	EXPECT_EQ(-EACCES, cxlt_write(path, "0x1"));
+	snprintf(path, sizeof(path), CXLT_SYSFS "/blades/%s/state", mirror.name[0]);
+	EXPECT_EQ(-EACCES, cxlt_write(path, "fenced"));
 	EXPECT_EQ(-EACCES, cxlt_read(CXLT_SYSFS "/rescan", path, sizeof(path)));
 }
 
 /*
- * A region that is torn down disappears from cxltier, and one created again appears,
- * without a rescan: the CXL bus notifier keeps the mirror current.  Uses the region
+ * A region that is torn down and created again can be a tier at once, without a
+ * rescan: cxltier reads regions from the CXL bus, it keeps no copy.  Uses the region
  * created last (its endpoint decoders are the last allocated, so its DPA can be freed)
  * and recreates it as it was.
  */
@@ -299,7 +278,7 @@ TEST_F_TIMEOUT(discovery, region_teardown_and_recreate, 30)
 {
 	const char *specs = getenv("CXLT_REGIONS");
 	char r[64], path[PATH_MAX], real[PATH_MAX], root[64], cmd[512], targets[16][64];
-	char mirror[PATH_MAX], *last, *slash;
+	char *last, *slash;
 	uint64_t ways, i;
 	int best = -1, k;
 
@@ -321,8 +300,6 @@ TEST_F_TIMEOUT(discovery, region_teardown_and_recreate, 30)
 	*strrchr(real, '/') = '\0';
 	slash = strrchr(real, '/');
 	snprintf(root, sizeof(root), "%s", slash + 1);
-	snprintf(mirror, sizeof(mirror), CXLT_SYSFS "/cxl_regions/%s", r);
-	ASSERT_EQ(0, access(mirror, F_OK));
 
 	/* Tear down: unbind, decommit, delete, then free the endpoints' DPA. */
 	ASSERT_EQ(0, cxlt_write("/sys/bus/cxl/drivers/cxl_region/unbind", r));
@@ -334,7 +311,8 @@ TEST_F_TIMEOUT(discovery, region_teardown_and_recreate, 30)
 		snprintf(path, sizeof(path), CXL_SYSFS "/%s/dpa_size", targets[i]);
 		ASSERT_EQ(0, cxlt_write(path, "0")) TH_LOG("%s", targets[i]);
 	}
-	EXPECT_EQ(0, wait_for_path(mirror, false, 3000)) TH_LOG("%s still mirrored", r);
+	snprintf(path, sizeof(path), CXL_SYSFS "/%s", r);
+	EXPECT_EQ(0, wait_for_path(path, false, 3000)) TH_LOG("%s still there", r);
 
 	/* Recreate it from the topology's last spec. */
 	last = strrchr(specs, ' ');
@@ -344,11 +322,10 @@ TEST_F_TIMEOUT(discovery, region_teardown_and_recreate, 30)
 		 strncmp(last, "pmem:", 5) ? last : last + 5);
 	ASSERT_EQ(0, system(cmd));
 	ASSERT_EQ(0, cxlt_read("/tmp/newregion", r, sizeof(r)));
-	snprintf(mirror, sizeof(mirror), CXLT_SYSFS "/cxl_regions/%s", r);
-	EXPECT_EQ(0, wait_for_path(mirror, true, 3000)) TH_LOG("%s not mirrored", r);
-	snprintf(path, sizeof(path), "%s/state", mirror);
-	ASSERT_EQ(0, cxlt_read(path, cmd, sizeof(cmd)));
-	EXPECT_STREQ("committed", cmd);
+	if (strncmp(last, "pmem:", 5)) {
+		EXPECT_EQ(0, cxlt_write(CXLT_SYSFS "/tier_add", r)) TH_LOG("%s", r);
+		EXPECT_EQ(0, cxlt_write(CXLT_SYSFS "/tier_remove", r)) TH_LOG("%s", r);
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -66,27 +66,30 @@ static inline int healthy_blade(char *blade, size_t len, int *node, const char *
 	size_t i;
 	int found = 0;
 
-	if (glob(CXLT_SYSFS "/tiers/*/blades", 0, NULL, &g))
+	if (glob(CXLT_SYSFS "/blades/*/tiers", 0, NULL, &g))
 		return 0;
 	for (i = 0; i < g.gl_pathc && !found; i++) {
-		char v[128], st[32], path[PATH_MAX];
+		char v[256], st[32], path[PATH_MAX], name[64], *tok, *save = NULL;
 
-		if (cxlt_read(g.gl_pathv[i], v, sizeof(v)) || !v[0] || strchr(v, ' '))
-			continue;
-		snprintf(path, sizeof(path), CXLT_SYSFS "/blades/%s/state", v);
+		snprintf(name, sizeof(name), "%.*s", (int)(strrchr(g.gl_pathv[i], '/') -
+			 g.gl_pathv[i] - strlen(CXLT_SYSFS "/blades/")),
+			 g.gl_pathv[i] + strlen(CXLT_SYSFS "/blades/"));
+		snprintf(path, sizeof(path), CXLT_SYSFS "/blades/%s/state", name);
 		if (cxlt_read(path, st, sizeof(st)) || strcmp(st, "online") ||
-		    (not && !strcmp(not, v)))
+		    (not && !strcmp(not, name)) || cxlt_read(g.gl_pathv[i], v, sizeof(v)))
 			continue;
-		snprintf(path, sizeof(path), "%.*s/node", (int)(strrchr(g.gl_pathv[i], '/') -
-								  g.gl_pathv[i]), g.gl_pathv[i]);
-		if (cxlt_read(path, st, sizeof(st)))
-			continue;
-		*node = atoi(st);
-		snprintf(blade, len, "%s", v);
-		snprintf(healthy_tier, sizeof(healthy_tier), "%.*s",
-			 (int)(strrchr(path, '/') - path - strlen(CXLT_SYSFS "/tiers/")),
-			 path + strlen(CXLT_SYSFS "/tiers/"));
-		found = 1;
+		/* A tier on this blade alone: its CXL region is one way. */
+		for (tok = strtok_r(v, " ", &save); tok && !found; tok = strtok_r(NULL, " ", &save)) {
+			if (cxlt_read_u64(CXL_SYSFS "/%s/%s", tok, "interleave_ways") != 1)
+				continue;
+			snprintf(path, sizeof(path), CXLT_SYSFS "/tiers/%s/node", tok);
+			if (cxlt_read(path, st, sizeof(st)))
+				continue;
+			*node = atoi(st);
+			snprintf(blade, len, "%s", name);
+			snprintf(healthy_tier, sizeof(healthy_tier), "%s", tok);
+			found = 1;
+		}
 	}
 	globfree(&g);
 	return found;

@@ -211,19 +211,21 @@ static inline int cxlt_add_ram_tiers(char added[][64], int nr, int max)
 	glob_t g;
 	size_t i;
 
-	if (glob(CXLT_SYSFS "/cxl_regions/*", 0, NULL, &g))
+	if (glob(CXL_SYSFS "/region*", 0, NULL, &g))
 		return nr;
 	for (i = 0; i < g.gl_pathc && nr < max; i++) {
 		const char *name = strrchr(g.gl_pathv[i], '/') + 1;
-		char path[PATH_MAX], st[32], mode[16];
+		char path[PATH_MAX], v[16];
 
-		snprintf(path, sizeof(path), "%s/state", g.gl_pathv[i]);
-		if (cxlt_read(path, st, sizeof(st)) || strcmp(st, "committed"))
+		/* Committed RAM regions of the CXL core that are not tiers yet. */
+		snprintf(path, sizeof(path), "%s/commit", g.gl_pathv[i]);
+		if (cxlt_read(path, v, sizeof(v)) || strcmp(v, "1"))
 			continue;
 		snprintf(path, sizeof(path), "%s/mode", g.gl_pathv[i]);
-		if (cxlt_read(path, mode, sizeof(mode)) || strcmp(mode, "ram"))
+		if (cxlt_read(path, v, sizeof(v)) || strcmp(v, "ram"))
 			continue;
-		if (cxlt_write(CXLT_SYSFS "/tier_add", name))
+		snprintf(path, sizeof(path), CXLT_SYSFS "/tiers/%s", name);
+		if (!access(path, F_OK) || cxlt_write(CXLT_SYSFS "/tier_add", name))
 			continue;
 		snprintf(added[nr++], 64, "%s", name);
 	}

@@ -20,7 +20,7 @@ not_ok() { n=$((n + 1)); failed=1; echo "not ok $n $1${2:+ # $2}"; }
 check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
 
 [ -d /sys/kernel/cxltier ] || { echo "# cxltier.ko is not loaded"; exit 4; }
-before=$(ls /sys/kernel/cxltier/blades /sys/kernel/cxltier/cxl_regions | tr '\n' ' ')
+before=$(ls /sys/kernel/cxltier/blades | tr '\n' ' ')
 
 check "unload succeeds" rmmod cxltier
 check "sysfs tree is gone after unload" test ! -e /sys/kernel/cxltier
@@ -30,8 +30,8 @@ check "cxltierctl names the missing module" grep -q "not loaded" <<<"$out"
 check "unload of an unloaded module fails" bash -c "! rmmod cxltier 2>/dev/null"
 
 check "load succeeds" insmod "$KO"
-after=$(ls /sys/kernel/cxltier/blades /sys/kernel/cxltier/cxl_regions | tr '\n' ' ')
-check "same blades and regions after reload" test "$before" = "$after"
+after=$(ls /sys/kernel/cxltier/blades | tr '\n' ' ')
+check "same blades after reload" test "$before" = "$after"
 out=$(insmod "$KO" 2>&1); rc=$?
 check "second load is refused" test $rc -ne 0
 check "second load says the module exists" grep -qi "exists" <<<"$out"
@@ -52,17 +52,22 @@ check "module is loaded at the end" test -d /sys/kernel/cxltier
 
 # auto_register=1: every committed RAM region becomes a tier at load, and so does one
 # that appears later; tiers pin the module until removed.
-committed=$(grep -l '^committed$' /sys/kernel/cxltier/cxl_regions/*/state | wc -l)
+D=/sys/bus/cxl/devices
+committed=0
+for r in $D/region*; do
+	[ "$(cat "$r/commit")" = 1 ] && [ "$(cat "$r/mode")" = ram ] && committed=$((committed + 1))
+done
 check "unload before auto_register" rmmod cxltier
 check "load with auto_register=1" insmod "$KO" auto_register=1
 tiers=$(ls /sys/kernel/cxltier/tiers | wc -l)
 check "every committed region ($committed) became a tier" test "$tiers" -eq "$committed" -a "$tiers" -gt 0
 check "unload is refused while tiers exist" bash -c "! rmmod cxltier 2>/dev/null"
 last=$(ls /sys/kernel/cxltier/tiers | sort -V | tail -n1)
-targets=$(cat /sys/kernel/cxltier/tiers/$last/blades)
+# Its blades in interleave order: each target decoder's endpoint port names its memdev.
+targets=$(for i in $(seq 0 $(($(cat $D/$last/interleave_ways) - 1))); do
+	basename "$(readlink -f "$D/$(cat $D/$last/target$i)/../uport")"; done)
 check "remove the last tier" sh -c "echo $last > /sys/kernel/cxltier/tier_remove"
 # Tear the region down and build it again over the same blades.
-D=/sys/bus/cxl/devices
 root=$(basename "$(dirname "$(readlink -f $D/$last)")")
 decs=$(for i in $(seq 0 $(($(cat $D/$last/interleave_ways) - 1))); do cat $D/$last/target$i; done)
 echo "$last" >/sys/bus/cxl/drivers/cxl_region/unbind

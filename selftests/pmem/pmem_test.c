@@ -24,7 +24,7 @@ FIXTURE_SETUP(pmem)
 	if (!cxlt_module_loaded())
 		SKIP(return, "cxltier.ko is not loaded");
 	self->region[0] = '\0';
-	if (glob(CXLT_SYSFS "/cxl_regions/*/mode", 0, NULL, &g))
+	if (glob(CXL_SYSFS "/region*/mode", 0, NULL, &g))
 		SKIP(return, "no CXL regions");
 	for (i = 0; i < g.gl_pathc && !self->region[0]; i++) {
 		char mode[16], *dir = g.gl_pathv[i];
@@ -43,28 +43,28 @@ FIXTURE_TEARDOWN(pmem)
 {
 }
 
-/* A pmem region is mirrored with mode pmem and its blade. */
-TEST_F_TIMEOUT(pmem, mirrored, 10)
+/* A pmem region's blade is listed by cxltier, with no tier on it. */
+TEST_F_TIMEOUT(pmem, blade_listed, 10)
 {
-	char blades[64];
+	char dec[64], path[PATH_MAX], mem[64], tiers[64];
 
-	ASSERT_EQ(0, cxlt_readf(blades, sizeof(blades), CXLT_SYSFS "/cxl_regions/%s/%s",
-				self->region, "blades"));
-	EXPECT_NE(0, blades[0]);
-	EXPECT_GT(cxlt_read_u64(CXLT_SYSFS "/blades/%s/%s", blades, "pmem_size"), 0);
+	ASSERT_EQ(0, cxlt_readf(dec, sizeof(dec), CXL_SYSFS "/%s/%s", self->region, "target0"));
+	snprintf(path, sizeof(path), CXL_SYSFS "/%s/../uport", dec);
+	ASSERT_EQ(0, cxlt_link_name(path, mem, sizeof(mem)));
+	EXPECT_GT(cxlt_read_u64(CXL_SYSFS "/%s/%s", mem, "pmem/size"), 0);
+	ASSERT_EQ(0, cxlt_readf(tiers, sizeof(tiers), CXLT_SYSFS "/blades/%s/%s", mem, "tiers"));
+	EXPECT_STREQ("", tiers);
 }
 
 /* Registering a pmem region as a tier is refused with EINVAL and changes nothing. */
 TEST_F_TIMEOUT(pmem, not_a_tier, 10)
 {
-	char path[PATH_MAX], state[32];
+	char path[PATH_MAX];
 
 	EXPECT_EQ(-EINVAL, cxlt_write(CXLT_SYSFS "/tier_add", self->region));
 	snprintf(path, sizeof(path), CXLT_SYSFS "/tiers/%s", self->region);
 	EXPECT_NE(0, access(path, F_OK));
-	ASSERT_EQ(0, cxlt_readf(state, sizeof(state), CXLT_SYSFS "/cxl_regions/%s/%s",
-				self->region, "state"));
-	EXPECT_STREQ("committed", state);
+	EXPECT_EQ(1, cxlt_read_u64(CXL_SYSFS "/%s/%s", self->region, "commit"));
 }
 
 TEST_HARNESS_MAIN

@@ -39,25 +39,50 @@ static int tier_cmd(const char *file, const char *arg)
 	return cxlt_write(path, arg);
 }
 
-/* The first CXL region in @state ("committed", "tier", ...), or -1. */
+/* The dax driver holding CXL region @r's memory ("kmem", "device_dax"), or "". */
+static void region_holder(const char *r, char *out, size_t len)
+{
+	char pattern[PATH_MAX];
+	glob_t g;
+
+	out[0] = '\0';
+	snprintf(pattern, sizeof(pattern), CXL_SYSFS "/%s/dax_region*/dax*/driver", r);
+	if (glob(pattern, 0, NULL, &g))
+		return;
+	if (g.gl_pathc)
+		cxlt_link_name(g.gl_pathv[0], out, len);
+	globfree(&g);
+}
+
+/*
+ * The first committed CXL RAM region of the CXL core that is free ("committed": no
+ * tier, no dax driver holds it) or a tier ("tier"); 0, or -1 when there is none.
+ */
 static int find_region(const char *state, char *name, size_t len)
 {
 	glob_t g;
 	size_t i;
 	int rc = -1;
 
-	if (glob(CXLT_SYSFS "/cxl_regions/*", 0, NULL, &g))
+	if (glob(CXL_SYSFS "/region*", 0, NULL, &g))
 		return -1;
 	for (i = 0; i < g.gl_pathc && rc; i++) {
-		char path[PATH_MAX], st[32], mode[16];
+		const char *r = strrchr(g.gl_pathv[i], '/') + 1;
+		char path[PATH_MAX], v[32];
+		bool tier;
 
-		snprintf(path, sizeof(path), "%s/state", g.gl_pathv[i]);
-		if (cxlt_read(path, st, sizeof(st)) || strcmp(st, state))
+		snprintf(path, sizeof(path), "%s/commit", g.gl_pathv[i]);
+		if (cxlt_read(path, v, sizeof(v)) || strcmp(v, "1"))
 			continue;
 		snprintf(path, sizeof(path), "%s/mode", g.gl_pathv[i]);
-		if (cxlt_read(path, mode, sizeof(mode)) || strcmp(mode, "ram"))
+		if (cxlt_read(path, v, sizeof(v)) || strcmp(v, "ram"))
 			continue;
-		snprintf(name, len, "%s", strrchr(g.gl_pathv[i], '/') + 1);
+		snprintf(path, sizeof(path), CXLT_SYSFS "/tiers/%s", r);
+		tier = !access(path, F_OK);
+		region_holder(r, v, sizeof(v));
+		if (strcmp(state, "tier") ? tier || v[0] : !tier)
+			continue;
+		snprintf(name, len, "%s", r);
 		rc = 0;
 	}
 	globfree(&g);
@@ -208,12 +233,12 @@ TEST_F_TIMEOUT(tier, node_in_lower_tier, 20)
 	char path[PATH_MAX], state[16];
 	long long size = numa_node_size64(self->nid, NULL);
 
-	EXPECT_EQ(cxlt_read_u64(CXLT_SYSFS "/tiers/%s/%s", self->region, "size"), size);
+	EXPECT_EQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", self->region, "size"), size);
 	ASSERT_GE(memtier_of(0), 0);
 	EXPECT_GT(memtier_of(self->nid), memtier_of(0));
-	snprintf(path, sizeof(path), CXLT_SYSFS "/cxl_regions/%s/state", self->region);
+	snprintf(path, sizeof(path), CXLT_SYSFS "/tiers/%s/state", self->region);
 	ASSERT_EQ(0, cxlt_read(path, state, sizeof(state)));
-	EXPECT_STREQ("tier", state);
+	EXPECT_STREQ("online", state);
 	EXPECT_EQ(0, system("grep -q 'System RAM (cxltier)' /proc/iomem"));
 	EXPECT_EQ(0, system("numactl -H | grep -q \"^node $(cat " CXLT_SYSFS
 			    "/tiers/*/node | head -n1) size: [1-9]\""));
@@ -376,19 +401,20 @@ TEST_F_TIMEOUT(tier, every_region_its_own_node, 15)
 	}
 	TH_LOG("registered %d more region(s) besides %s", n, self->region);
 	for (i = 0; i < n; i++) {
-		char a[256], b[256];
+		char path[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
 
 		nodes[i] = tier_node(names[i]);
 		EXPECT_GT(nodes[i], 0);
 		EXPECT_NE(self->nid, nodes[i]);
 		for (j = 0; j < i; j++)
 			EXPECT_NE(nodes[j], nodes[i]);
-		EXPECT_EQ(cxlt_read_u64(CXLT_SYSFS "/cxl_regions/%s/%s", names[i], "size"),
+		EXPECT_EQ(cxlt_read_u64(CXL_SYSFS "/%s/%s", names[i], "size"),
 			  numa_node_size64(nodes[i], NULL));
-		ASSERT_EQ(0, cxlt_readf(a, sizeof(a), CXLT_SYSFS "/cxl_regions/%s/%s",
-					names[i], "blades"));
-		ASSERT_EQ(0, cxlt_readf(b, sizeof(b), CXLT_SYSFS "/tiers/%s/%s", names[i],
-					"blades"));
+		/* The tier's device link is its CXL region. */
+		snprintf(path, sizeof(path), CXLT_SYSFS "/tiers/%s/device", names[i]);
+		ASSERT_NE(NULL, realpath(path, a));
+		snprintf(path, sizeof(path), CXL_SYSFS "/%s", names[i]);
+		ASSERT_NE(NULL, realpath(path, b));
 		EXPECT_STREQ(a, b);
 		EXPECT_GT(memtier_of(nodes[i]), memtier_of(0));
 	}
@@ -598,14 +624,13 @@ TEST_F_TIMEOUT(stock, kmem_held_region_refused_then_freed, 30)
 	int i;
 
 	/* kmem binds the region's dax device asynchronously. */
-	snprintf(path, sizeof(path), CXLT_SYSFS "/cxl_regions/%s/state", self->region);
 	for (i = 0; i < 50; i++) {
-		ASSERT_EQ(0, cxlt_read(path, state, sizeof(state)));
-		if (!strcmp(state, "system-ram"))
+		region_holder(self->region, state, sizeof(state));
+		if (!strcmp(state, "kmem"))
 			break;
 		usleep(100 * 1000);
 	}
-	ASSERT_STREQ("system-ram", state);
+	ASSERT_STREQ("kmem", state);
 	EXPECT_EQ(-EBUSY, tier_cmd("tier_add", self->region));
 
 	/* The kernel log names the dax device and the commands that free it. */
@@ -617,11 +642,12 @@ TEST_F_TIMEOUT(stock, kmem_held_region_refused_then_freed, 30)
 	ASSERT_NE(NULL, strstr(cmd, "daxctl offline-memory dax")) TH_LOG("%s", cmd);
 	TH_LOG("running: %s", cmd);
 	ASSERT_EQ(0, system(cmd));
-	ASSERT_EQ(0, cxlt_read(path, state, sizeof(state)));
-	EXPECT_STREQ("committed", state);
+	region_holder(self->region, state, sizeof(state));
+	EXPECT_STREQ("", state);
 	EXPECT_EQ(0, tier_cmd("tier_add", self->region));
+	snprintf(path, sizeof(path), CXLT_SYSFS "/tiers/%s/state", self->region);
 	ASSERT_EQ(0, cxlt_read(path, state, sizeof(state)));
-	EXPECT_STREQ("tier", state);
+	EXPECT_STREQ("online", state);
 	EXPECT_GT(tier_node(self->region), 0);
 }
 
