@@ -4,8 +4,10 @@
  *
  * Conventions, shared by every function below:
  *  - Objects are opaque.  A context (struct cxltier_ctx) owns a snapshot of
- *    the module's sysfs tree (Documentation/ABI/testing/sysfs-kernel-cxltier);
- *    blades and CXL regions belong to that snapshot.
+ *    the module's sysfs tree (Documentation/ABI/testing/sysfs-kernel-cxltier)
+ *    joined with the CXL topology as libcxl and libdaxctl report it and the
+ *    NUMA nodes as libnuma reports them; blades, CXL regions, tiers and nodes
+ *    belong to that snapshot.
  *  - Functions that can fail return 0 or a negative errno; the context then
  *    holds a one-line reason naming the file and value at fault, see
  *    cxltier_get_last_error().  Out-parameters come last.
@@ -16,6 +18,7 @@
  *
  * The sysfs root is /sys/kernel/cxltier unless the environment variable
  * CXLTIER_SYSFS names another directory (tests point it at a fake tree).
+ * libcxl, libdaxctl and libnuma take no such root: they always read /sys.
  */
 #ifndef CXLTIER_H
 #define CXLTIER_H
@@ -28,7 +31,7 @@ extern "C" {
 #endif
 
 /* The sysfs layout version (abi_version) this library understands. */
-#define CXLTIER_SYSFS_ABI_VERSION 1
+#define CXLTIER_SYSFS_ABI_VERSION 2
 
 /* Default sysfs root and the environment variable that overrides it. */
 #define CXLTIER_SYSFS_ROOT "/sys/kernel/cxltier"
@@ -112,6 +115,13 @@ const char *cxltier_get_last_error(const struct cxltier_ctx *ctx);
 
 /* --- Blades (CXL memory devices), in memdev number order ------------------ */
 
+/*
+ * The blades are the module's (blades/<memdev>/), so a fenced blade whose memdev
+ * went away is still listed.  Its state and counters are the module's; serial,
+ * sizes, PCI device and CXL regions are the memdev's as libcxl reports it, and
+ * read 0, 0, 0, "" and none when the CXL core no longer has the memdev (or
+ * the device reports no serial).
+ */
 struct cxltier_blade *cxltier_blade_get_first(struct cxltier_ctx *ctx);
 struct cxltier_blade *cxltier_blade_get_next(struct cxltier_blade *blade);
 struct cxltier_blade *cxltier_blade_get_by_name(struct cxltier_ctx *ctx, const char *name);
@@ -125,8 +135,9 @@ const char *cxltier_blade_get_pci_dev(const struct cxltier_blade *blade); /* "00
 enum cxltier_blade_state cxltier_blade_get_state(const struct cxltier_blade *blade);
 
 /*
- * Names of the CXL regions that map part of @blade, as a NULL-terminated
- * array; *count (if @count is not NULL) gets their number.
+ * Names of the CXL regions that have @blade as a target, in region number
+ * order, as a NULL-terminated array; *count (if @count is not NULL) gets their
+ * number.
  */
 const char *const *cxltier_blade_get_cxl_regions(const struct cxltier_blade *blade,
 						  size_t *count);
@@ -194,6 +205,11 @@ int cxltier_blade_restore(struct cxltier_ctx *ctx, const char *blade);
 
 /* --- CXL regions, in region number order ---------------------------------- */
 
+/*
+ * Every region libcxl finds under the CXL root decoders, whether cxltier uses it
+ * or not.  The mode is that of the region's endpoint decoders (or, before any
+ * target is attached, of a root decoder that takes only one kind of memory).
+ */
 struct cxltier_cxl_region *cxltier_cxl_region_get_first(struct cxltier_ctx *ctx);
 struct cxltier_cxl_region *cxltier_cxl_region_get_next(struct cxltier_cxl_region *region);
 struct cxltier_cxl_region *cxltier_cxl_region_get_by_name(struct cxltier_ctx *ctx,
@@ -211,7 +227,12 @@ unsigned int cxltier_cxl_region_get_interleave_granularity(const struct cxltier_
 /* Target blade names in interleave position order, NULL-terminated; see above. */
 const char *const *cxltier_cxl_region_get_blades(const struct cxltier_cxl_region *region,
 						  size_t *count);
-/* NUMA node of the region's address range, -1 when unknown. */
+/*
+ * NUMA node of the region's memory: a tier's node (cxltier_tier_get_node()),
+ * else the target node of the region's device-dax instance (libdaxctl), else
+ * -1.  (Before sysfs ABI version 2 the module also named the node of a
+ * committed region without a dax device; that is now -1.)
+ */
 int cxltier_cxl_region_get_numa_node(const struct cxltier_cxl_region *region);
 enum cxltier_cxl_region_state cxltier_cxl_region_get_state(const struct cxltier_cxl_region *region);
 
@@ -229,8 +250,9 @@ const char *cxltier_cxl_region_state_name(enum cxltier_cxl_region_state state);
 /*
  * A tier is a CXL RAM region the module registered as a CPU-less NUMA node in a
  * lower memory tier (tiers/<region>/ in the module's sysfs tree).  The NUMA nodes
- * themselves (memory tier, capacity, access coordinates, interleave weight) are
- * read from the kernel's standard sysfs, /sys unless the environment variable
+ * themselves come from libnuma (which nodes, capacity, CPUs), and what libnuma
+ * does not offer (memory tier, access coordinates, interleave weight) from the
+ * kernel's standard sysfs, /sys unless the environment variable
  * CXLTIER_SYS_ROOT names another directory (tests point it at a fake tree); they
  * belong to the same snapshot and follow the same lifetime rules as blades.
  */
@@ -266,10 +288,17 @@ const char *cxltier_tier_get_name(const struct cxltier_tier *tier);
 int cxltier_tier_get_node(const struct cxltier_tier *tier);
 int cxltier_tier_get_adistance(const struct cxltier_tier *tier);
 enum cxltier_adistance_source cxltier_tier_get_adistance_source(const struct cxltier_tier *tier);
-/* Physical address range, bytes. */
+/*
+ * Physical address range, bytes: the CXL region's (libcxl); 0 and 0 when the CXL
+ * core no longer has the region.
+ */
 uint64_t cxltier_tier_get_start(const struct cxltier_tier *tier);
 uint64_t cxltier_tier_get_size(const struct cxltier_tier *tier);
-/* Blade names in interleave position order, NULL-terminated; see the blades above. */
+/*
+ * Blade names in interleave position order (the CXL region's targets),
+ * NULL-terminated; see the blades above.  Without the CXL region: the blades
+ * whose module state lists the tier, in name order.
+ */
 const char *const *cxltier_tier_get_blades(const struct cxltier_tier *tier, size_t *count);
 
 /* "override", "cdat", "platform", "default" or "unknown". */
@@ -304,10 +333,16 @@ int cxltier_tier_remove(struct cxltier_ctx *ctx, const char *region);
 	for ((tier) = cxltier_tier_get_first(ctx); (tier);                     \
 	     (tier) = cxltier_tier_get_next(tier))
 
-/* The standard sysfs root this context reads NUMA nodes from ("/sys"). */
+/*
+ * The standard sysfs root this context reads memory tiers, node bandwidths and
+ * interleave weights from ("/sys"); libnuma always reads /sys.
+ */
 const char *cxltier_get_sys_root(const struct cxltier_ctx *ctx);
 
-/* Online NUMA nodes (DRAM and tiers alike), in node id order. */
+/*
+ * Online NUMA nodes (DRAM and tiers alike), in node id order: libnuma's, and the
+ * node of every tier (libnuma learns its nodes once, when the process starts).
+ */
 struct cxltier_node *cxltier_node_get_first(struct cxltier_ctx *ctx);
 struct cxltier_node *cxltier_node_get_next(struct cxltier_node *node);
 struct cxltier_node *cxltier_node_get_by_id(struct cxltier_ctx *ctx, int id);
@@ -316,7 +351,7 @@ struct cxltier_ctx *cxltier_node_get_ctx(const struct cxltier_node *node);
 int cxltier_node_get_id(const struct cxltier_node *node);
 /* N of the memory_tier<N> the node is in; -1 when in none (no memory, or no tiering). */
 int cxltier_node_get_memory_tier(const struct cxltier_node *node);
-/* MemTotal and MemFree of the node's meminfo, bytes. */
+/* Total and free memory of the node (libnuma's numa_node_size64()), bytes. */
 uint64_t cxltier_node_get_mem_total(const struct cxltier_node *node);
 uint64_t cxltier_node_get_mem_free(const struct cxltier_node *node);
 /* CPUs on the node; 0 for a tier and any other CPU-less node. */

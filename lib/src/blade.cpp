@@ -52,19 +52,13 @@ std::optional<error> check_blade_name(const char *blade)
 	return error{-EINVAL, quote_value(name) + " is not a blade name: " + why};
 }
 
-// The tiers of the snapshot with memory on @blade, "region0, region2".
-std::string tiers_on(cxltier_ctx *ctx, std::string_view blade)
+// The tiers with memory on @blade as the module listed them, "region0, region2".
+std::string tiers_on(cxltier_ctx *ctx, const char *blade)
 {
 	std::string out;
-	for (const auto &t : ctx->snap->tiers) {
-		const char *const *b = t.blades.c_array();
-		for (std::size_t i = 0; i < t.blades.size(); i++) {
-			if (blade != b[i])
-				continue;
-			out += (out.empty() ? "" : ", ") + t.name;
-			break;
-		}
-	}
+	if (const cxltier_blade *b = cxltier_blade_get_by_name(ctx, blade))
+		for (const char *const *t = b->tiers.c_array(); *t; t++)
+			out += (out.empty() ? "" : ", ") + std::string(*t);
 	return out;
 }
 
@@ -170,12 +164,13 @@ result<cxltier_blade> load_blade(cxltier_ctx *ctx, const fs::path &dir)
 	cxltier_blade b{
 		.ctx = ctx,
 		.name = dir.filename().string(),
-		.serial = r.u64_hex("serial"),
-		.ram_size = r.u64_dec("ram_size"),
-		.pmem_size = r.u64_dec("pmem_size"),
-		.pci_dev = r.text("pci_dev"),
+		.serial = 0,
+		.ram_size = 0,
+		.pmem_size = 0,
+		.pci_dev = {},
+		.cxl_regions = {},
 		.state = parse_state(r.text("state")),
-		.cxl_regions = name_list(r.words("cxl_regions")),
+		.tiers = name_list(r.words("tiers")),
 		.fenced_pages = r.optional_u64_dec("fenced_pages"),
 		.fence_us = r.optional_u64_dec("fence_us"),
 		.drained_pages = r.optional_u64_dec("drained_pages"),
@@ -186,6 +181,24 @@ result<cxltier_blade> load_blade(cxltier_ctx *ctx, const fs::path &dir)
 	if (r.failure())
 		return *r.failure();
 	return b;
+}
+
+void join_blade(cxltier_blade &b, const cxl_topology &topo)
+{
+	for (const auto &m : topo.memdevs) {
+		if (m.name != b.name)
+			continue;
+		b.serial = m.serial;
+		b.ram_size = m.ram_size;
+		b.pmem_size = m.pmem_size;
+		b.pci_dev = m.host;
+		break;
+	}
+	std::vector<std::string> regions; // topo's order: natural name order
+	for (const auto &r : topo.regions)
+		if (std::find(r.targets.begin(), r.targets.end(), b.name) != r.targets.end())
+			regions.push_back(r.name);
+	b.cxl_regions = name_list(std::move(regions));
 }
 
 } // namespace cxltier::internal

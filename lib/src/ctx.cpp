@@ -60,6 +60,7 @@ CXLTIER_EXPORT int cxltier_new(cxltier_ctx **out)
 	return guarded(new_error, [&] {
 		auto ctx = std::make_unique<cxltier_ctx>();
 		ctx->root = sysfs_root().string();
+		ctx->platform = make_platform_source();
 		auto snap = load_snapshot(ctx.get(), ctx->root);
 		if (!snap) {
 			new_error = snap.err().msg;

@@ -1,60 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cxl_region.hpp"
 
-#include <climits>
-
 #include "ctx.hpp"
 #include "export.hpp"
 
 namespace cxltier::internal {
 
-namespace {
-
-// As for blades, text this library does not know maps to UNKNOWN, not to an error.
-cxltier_cxl_region_mode parse_mode(const std::string &s)
+cxltier_cxl_region make_cxl_region(cxltier_ctx *ctx, const cxl_region_data &data,
+				   const std::vector<cxltier_tier> &tiers)
 {
-	if (s == "ram")
-		return CXLTIER_CXL_REGION_MODE_RAM;
-	if (s == "pmem")
-		return CXLTIER_CXL_REGION_MODE_PMEM;
-	return CXLTIER_CXL_REGION_MODE_UNKNOWN;
-}
-
-cxltier_cxl_region_state parse_state(const std::string &s)
-{
-	if (s == "uncommitted")
-		return CXLTIER_CXL_REGION_STATE_UNCOMMITTED;
-	if (s == "committed")
-		return CXLTIER_CXL_REGION_STATE_COMMITTED;
-	if (s == "dax")
-		return CXLTIER_CXL_REGION_STATE_DAX;
-	if (s == "system-ram")
-		return CXLTIER_CXL_REGION_STATE_SYSTEM_RAM;
-	if (s == "tier")
-		return CXLTIER_CXL_REGION_STATE_TIER;
-	return CXLTIER_CXL_REGION_STATE_UNKNOWN;
-}
-
-} // namespace
-
-result<cxltier_cxl_region> load_cxl_region(cxltier_ctx *ctx, const fs::path &dir)
-{
-	attr_reader r(dir);
 	cxltier_cxl_region reg{
 		.ctx = ctx,
-		.name = dir.filename().string(),
-		.mode = parse_mode(r.text("mode")),
-		.start = r.u64_hex("start"),
-		.size = r.u64_dec("size"),
-		.interleave_ways = static_cast<unsigned int>(r.s64_dec("interleave_ways", 0, UINT_MAX)),
-		.interleave_granularity =
-			static_cast<unsigned int>(r.s64_dec("interleave_granularity", 0, UINT_MAX)),
-		.blades = name_list(r.words("blades")),
-		.numa_node = static_cast<int>(r.s64_dec("numa_node", -1, INT_MAX)),
-		.state = parse_state(r.text("state")),
+		.name = data.name,
+		.mode = data.mode,
+		.start = data.start,
+		.size = data.size,
+		.interleave_ways = data.interleave_ways,
+		.interleave_granularity = data.interleave_granularity,
+		.blades = name_list(data.targets),
+		.numa_node = data.dax_node,
+		.state = data.state,
 	};
-	if (r.failure())
-		return *r.failure();
+	for (const auto &t : tiers) {
+		if (t.name != data.name)
+			continue;
+		reg.state = CXLTIER_CXL_REGION_STATE_TIER;
+		reg.numa_node = t.node;
+	}
 	return reg;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// A CXL region as the CXL core made it, from /sys/kernel/cxltier/cxl_regions/<region>/.
-// (Global regions, the module's own, are a different object.)
+// A CXL region as the CXL core made it (libcxl, platform.hpp), with what cxltier
+// adds: whether it is a tier, and then its node.  (Global regions, the module's
+// own, are a different object.)
 #pragma once
 
 #include <cstdint>
@@ -8,7 +9,8 @@
 
 #include "cxltier.h"
 #include "name_list.hpp"
-#include "sysfs.hpp"
+#include "platform.hpp"
+#include "tier.hpp"
 
 struct cxltier_cxl_region {
 	cxltier_ctx *ctx;
@@ -25,6 +27,9 @@ struct cxltier_cxl_region {
 
 namespace cxltier::internal {
 
-result<cxltier_cxl_region> load_cxl_region(cxltier_ctx *ctx, const fs::path &dir);
+// @data joined with @tiers: a region that is a tier reads TIER and the tier's node;
+// any other the node of its dax device, if it has one.
+cxltier_cxl_region make_cxl_region(cxltier_ctx *ctx, const cxl_region_data &data,
+				   const std::vector<cxltier_tier> &tiers);
 
 } // namespace cxltier::internal

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "snapshot.hpp"
 
+#include <algorithm>
 #include <cerrno>
+
+#include "ctx.hpp"
 
 namespace cxltier::internal {
 
@@ -110,25 +113,44 @@ result<std::unique_ptr<snapshot>> load_snapshot(cxltier_ctx *ctx, const fs::path
 		return std::move(blades).err();
 	snap->blades = std::move(blades).value();
 
-	auto regions = load_all<cxltier_cxl_region>(ctx, root, "cxl_regions", load_cxl_region);
-	if (!regions)
-		return std::move(regions).err();
-	snap->cxl_regions = std::move(regions).value();
-
 	auto tiers = load_all<cxltier_tier>(ctx, root, "tiers", load_tier);
 	if (!tiers)
 		return std::move(tiers).err();
 	snap->tiers = std::move(tiers).value();
-	// Not the module's: /sys/devices/system/node and friends (tier_node.cpp).
-	auto numa = load_nodes(ctx, std_sysfs_root());
+
+	// A missing blades/ or tiers/ reads as empty; make sure that is not because
+	// the module went away half-way through.
+	if (!still_there(root))
+		return module_missing(root);
+
+	// The CXL core's side of blades, tiers and regions (libcxl).
+	auto topo = ctx->platform->read_cxl();
+	if (!topo)
+		return std::move(topo).err();
+	std::sort(topo->regions.begin(), topo->regions.end(),
+		  [](const cxl_region_data &a, const cxl_region_data &b) {
+			  return natural_less(a.name, b.name);
+		  });
+	for (auto &b : snap->blades)
+		join_blade(b, *topo);
+	for (auto &t : snap->tiers)
+		join_tier(t, topo->regions, snap->blades);
+	snap->cxl_regions.reserve(topo->regions.size());
+	for (const auto &r : topo->regions)
+		snap->cxl_regions.push_back(make_cxl_region(ctx, r, snap->tiers));
+
+	// NUMA nodes (libnuma), with the tiers' nodes, which may be newer than the
+	// process, named; the rest of their facts from the standard sysfs.
+	std::vector<int> known;
+	for (const auto &t : snap->tiers)
+		known.push_back(t.node);
+	auto found = ctx->platform->read_nodes(known);
+	if (!found)
+		return std::move(found).err();
+	auto numa = load_nodes(ctx, std_sysfs_root(), *found);
 	if (!numa)
 		return std::move(numa).err();
 	snap->numa = std::move(numa).value();
-
-	// A missing blades/, cxl_regions/ or tiers/ reads as empty; make sure that is not
-	// because the module went away half-way through.
-	if (!still_there(root))
-		return module_missing(root);
 	return snap;
 }
 

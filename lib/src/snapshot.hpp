@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// One consistent reading of the sysfs tree.  A context swaps in a new snapshot only
-// once it has been read completely, so a failed refresh leaves the old one usable.
+// One consistent reading of cxltier's sysfs tree joined with the CXL topology and
+// the NUMA nodes (platform.hpp).  A context swaps in a new snapshot only once it
+// has been read completely, so a failed refresh leaves the old one usable.
 #pragma once
 
 #include <memory>
@@ -15,9 +16,8 @@ namespace cxltier::internal {
 struct snapshot {
 	unsigned int abi_version = 0;
 	std::vector<cxltier_blade> blades;	      // natural name order
-	std::vector<cxltier_cxl_region> cxl_regions; // natural name order
-	// Tiers: tiers/<region>/, and the NUMA nodes from the standard sysfs.
-	std::vector<cxltier_tier> tiers; // natural name order
+	std::vector<cxltier_cxl_region> cxl_regions; // natural name order, from libcxl
+	std::vector<cxltier_tier> tiers;	      // natural name order
 	numa_nodes numa;
 };
 

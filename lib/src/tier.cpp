@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// Tiers: the tiers/<region>/ objects of a snapshot, and registering and removing
-// them through tier_add and tier_remove.
+// Tiers: the tiers/<region>/ objects of a snapshot with their CXL region's range and
+// blades, and registering and removing them through tier_add and tier_remove.
 #include "tier.hpp"
 
 #include <algorithm>
@@ -129,13 +129,32 @@ result<cxltier_tier> load_tier(cxltier_ctx *ctx, const fs::path &dir)
 		.node = static_cast<int>(r.s64_dec("node", 0, INT_MAX)),
 		.adistance = static_cast<int>(r.s64_dec("adistance", 0, INT_MAX)),
 		.adistance_source = parse_source(r.text("adistance_source")),
-		.start = r.u64_hex("start"),
-		.size = r.u64_dec("size"),
-		.blades = name_list(r.words("blades")),
+		.start = 0,
+		.size = 0,
+		.blades = {},
 	};
 	if (r.failure())
 		return *r.failure();
 	return t;
+}
+
+void join_tier(cxltier_tier &t, const std::vector<cxl_region_data> &regions,
+	       const std::vector<cxltier_blade> &blades)
+{
+	for (const auto &r : regions) {
+		if (r.name != t.name)
+			continue;
+		t.start = r.start;
+		t.size = r.size;
+		t.blades = name_list(r.targets);
+		return;
+	}
+	std::vector<std::string> on;
+	for (const auto &b : blades)
+		for (const char *const *n = b.tiers.c_array(); *n; n++)
+			if (t.name == *n)
+				on.push_back(b.name);
+	t.blades = name_list(std::move(on));
 }
 
 } // namespace cxltier::internal

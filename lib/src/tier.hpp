@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// Tiers: CXL RAM regions registered as NUMA nodes, from /sys/kernel/cxltier/tiers/<region>/,
-// and the NUMA nodes themselves as the kernel's standard sysfs shows them (tier_node.cpp).
+// Tiers: CXL RAM regions registered as NUMA nodes, from /sys/kernel/cxltier/tiers/<region>/
+// joined with the CXL region (platform.hpp), and the NUMA nodes themselves
+// (tier_node.cpp).
 #pragma once
 
 #include <cerrno>
@@ -11,8 +12,11 @@
 #include <utility>
 #include <vector>
 
+#include "blade.hpp"
 #include "cxltier.h"
 #include "name_list.hpp"
+#include "node_sysfs.hpp"
+#include "platform.hpp"
 #include "sysfs.hpp"
 
 struct cxltier_tier {
@@ -21,6 +25,7 @@ struct cxltier_tier {
 	int node;
 	int adistance;
 	cxltier_adistance_source adistance_source;
+	// From the CXL region (libcxl); 0, 0 and none if the CXL core no longer has it.
 	std::uint64_t start;
 	std::uint64_t size;
 	cxltier::internal::name_list blades; // interleave position order
@@ -30,7 +35,7 @@ struct cxltier_node {
 	cxltier_ctx *ctx;
 	int id;
 	int memory_tier;	      // -1: in no memory_tier<N>/nodelist
-	std::uint64_t mem_total;      // bytes
+	std::uint64_t mem_total;      // bytes, libnuma's numa_node_size64()
 	std::uint64_t mem_free;	      // bytes
 	unsigned int nr_cpus;
 	unsigned int read_bandwidth;  // MB/s, 0 when firmware reports none
@@ -45,21 +50,20 @@ struct numa_nodes {
 	std::vector<cxltier_node> nodes; // id order
 };
 
-// One tiers/<region>/ directory; the error names the first file at fault.
+// One tiers/<region>/ directory, its start, size and blades left for join_tier();
+// the error names the first file at fault.
 result<cxltier_tier> load_tier(cxltier_ctx *ctx, const fs::path &dir);
 
-// CXLTIER_SYS_ROOT when set and not empty, else /sys.
-fs::path std_sysfs_root();
+// Fills @t's range and blades from its CXL region in @regions; without one (the CXL
+// core removed it), the blades from the blades' tiers files, in name order.
+void join_tier(cxltier_tier &t, const std::vector<cxl_region_data> &regions,
+	       const std::vector<cxltier_blade> &blades);
 
-// Every node under <sys>/devices/system/node with its memory tier, meminfo, CPUs,
-// reported bandwidth and interleave weight.  Nodes that go away while being read
-// are left out; a malformed value is -EBADMSG naming the file.
-result<numa_nodes> load_nodes(cxltier_ctx *ctx, const fs::path &sys);
-
-// "1-3,5" (the kernel's %*pbl format for node and CPU lists; empty is none) as
-// inclusive ranges, {{1, 3}, {5, 5}}.
-using id_range = std::pair<int, int>;
-result<std::vector<id_range>> parse_id_ranges(const fs::path &file, std::string_view text);
+// The nodes @found (libnuma's) with their memory tier, read bandwidth and
+// interleave weight from the standard sysfs under @sys (node_sysfs.cpp).  A
+// malformed value is -EBADMSG naming the file.
+result<numa_nodes> load_nodes(cxltier_ctx *ctx, const fs::path &sys,
+			      const std::vector<numa_node_data> &found);
 
 // Writes @value to an existing attribute file in one write(2).  A sysfs store
 // method's error comes back from write(2), so it is told apart from a file that

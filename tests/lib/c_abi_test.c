@@ -31,9 +31,11 @@ static int put(const char *rel, const char *value)
 static void cleanup(void)
 {
 	static const char *const files[] = {
-		"blades/mem0/serial", "blades/mem0/ram_size", "blades/mem0/pmem_size",
-		"blades/mem0/pci_dev", "blades/mem0/state", "blades/mem0/cxl_regions",
-		"blades/mem0", "blades", "abi_version", "",
+		"cxltier/blades/mem0/state", "cxltier/blades/mem0/tiers",
+		"cxltier/blades/mem0", "cxltier/blades", "cxltier/abi_version", "cxltier",
+		"fake-libcxl/memdevs/mem0/serial", "fake-libcxl/memdevs/mem0/ram_size",
+		"fake-libcxl/memdevs/mem0/pmem_size", "fake-libcxl/memdevs/mem0/host",
+		"fake-libcxl/memdevs/mem0", "fake-libcxl/memdevs", "fake-libcxl", "",
 	};
 	char path[256];
 	size_t i;
@@ -73,18 +75,26 @@ static int run(void)
 	int nblades = 0, rc;
 	char dir[96];
 
-	snprintf(dir, sizeof(dir), "%s/blades", root);
-	CHECK(mkdir(dir, 0755) == 0);
-	snprintf(dir, sizeof(dir), "%s/blades/mem0", root);
-	CHECK(mkdir(dir, 0755) == 0);
-	CHECK(put("abi_version", "1") == 0);
-	CHECK(put("blades/mem0/serial", "0x2a") == 0);
-	CHECK(put("blades/mem0/ram_size", "268435456") == 0);
-	CHECK(put("blades/mem0/pmem_size", "0") == 0);
-	CHECK(put("blades/mem0/pci_dev", "0000:0d:00.0") == 0);
-	CHECK(put("blades/mem0/state", "offline") == 0);
-	CHECK(put("blades/mem0/cxl_regions", "") == 0);
-	CHECK(setenv(CXLTIER_SYSFS_ENV, root, 1) == 0);
+	static const char *const dirs[] = {
+		"cxltier", "cxltier/blades", "cxltier/blades/mem0",
+		"fake-libcxl", "fake-libcxl/memdevs", "fake-libcxl/memdevs/mem0",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(dir, sizeof(dir), "%s/%s", root, dirs[i]);
+		CHECK(mkdir(dir, 0755) == 0);
+	}
+	CHECK(put("cxltier/abi_version", "2") == 0);
+	CHECK(put("cxltier/blades/mem0/state", "offline") == 0);
+	CHECK(put("cxltier/blades/mem0/tiers", "") == 0);
+	/* The memdev as the tests' fake libcxl reads it (fake_platform.cpp). */
+	CHECK(put("fake-libcxl/memdevs/mem0/serial", "0x2a") == 0);
+	CHECK(put("fake-libcxl/memdevs/mem0/ram_size", "268435456") == 0);
+	CHECK(put("fake-libcxl/memdevs/mem0/pmem_size", "0") == 0);
+	CHECK(put("fake-libcxl/memdevs/mem0/host", "0000:0d:00.0") == 0);
+	snprintf(dir, sizeof(dir), "%s/cxltier", root);
+	CHECK(setenv(CXLTIER_SYSFS_ENV, dir, 1) == 0);
 
 	rc = cxltier_new(&ctx);
 	if (rc < 0)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // Fake /sys/kernel/cxltier trees for host tests, in a temporary directory that is
-// removed at scope exit.  Values are written as strings, as sysfs shows them (with a
+// removed at scope exit, with the CXL topology next to them for the fake libcxl
+// (fake_platform.cpp).  Values are written as strings, as sysfs shows them (with a
 // trailing newline), so tests can write malformed ones just as easily.
 #pragma once
 
@@ -79,7 +80,9 @@ private:
 	fs::path root_;
 };
 
-// Defaults are one 256 MiB volatile QEMU cxl-type3 device.
+// Defaults are one 256 MiB volatile QEMU cxl-type3 device.  state and tiers are
+// cxltier's (blades/<memdev>/); serial, sizes and pci_dev the CXL core's, which
+// the library takes from libcxl (here: the fake libcxl of fake_platform.cpp).
 struct blade_spec {
 	std::string name;
 	std::string serial = "0x1";
@@ -87,9 +90,12 @@ struct blade_spec {
 	std::string pmem_size = "0";
 	std::string pci_dev = "0000:0d:00.0";
 	std::string state = "online";
-	std::string cxl_regions{};
+	std::string tiers{};
+	bool memdev = true; // false: a fenced blade whose memdev went away
 };
 
+// A CXL region as libcxl shows it; state is "uncommitted", "committed", "dax" or
+// "system-ram" (a tier is committed: cxltier's tiers/ says the rest).
 struct cxl_region_spec {
 	std::string name;
 	std::string mode = "ram";
@@ -97,8 +103,8 @@ struct cxl_region_spec {
 	std::string size = "0";
 	std::string interleave_ways = "1";
 	std::string interleave_granularity = "256";
-	std::string blades{};
-	std::string numa_node = "-1";
+	std::string blades{}; // targets, position order
+	std::string dax_node = "-1";
 	std::string state = "uncommitted";
 };
 
@@ -112,39 +118,52 @@ inline constexpr std::uint64_t pool_blade_size = 256ull << 20;
 
 class fake_sysfs : public fake_tree {
 public:
-	// A loaded module that found nothing: abi_version and empty kset directories.
+	// A loaded module that found nothing: abi_version and an empty blades/.
 	fake_sysfs() : fake_tree("cxltier")
 	{
 		fs::create_directories(root() / "blades");
-		fs::create_directories(root() / "cxl_regions");
-		write("abi_version", "1");
+		write("abi_version", "2");
 	}
 
 	// As if the module were unloaded: the root goes away.
 	void unload() const { fs::remove_all(root()); }
 
+	// Where fake_platform.cpp's libcxl reads memdevs/ and regions/ from.
+	fs::path cxl_root() const { return root().parent_path() / "fake-libcxl"; }
+
+	// Writes @value to @rel under cxl_root(), as write() does under root().
+	void write_cxl(const fs::path &rel, std::string_view value) const
+	{
+		write(fs::path("..") / "fake-libcxl" / rel, value);
+	}
+
+	void remove_cxl(const fs::path &rel) const { fs::remove_all(cxl_root() / rel); }
+
 	void add_blade(const blade_spec &b) const
 	{
 		fs::path d = fs::path("blades") / b.name;
-		write(d / "serial", b.serial);
-		write(d / "ram_size", b.ram_size);
-		write(d / "pmem_size", b.pmem_size);
-		write(d / "pci_dev", b.pci_dev);
 		write(d / "state", b.state);
-		write(d / "cxl_regions", b.cxl_regions);
+		write(d / "tiers", b.tiers);
+		if (!b.memdev)
+			return;
+		fs::path m = fs::path("memdevs") / b.name;
+		write_cxl(m / "serial", b.serial);
+		write_cxl(m / "ram_size", b.ram_size);
+		write_cxl(m / "pmem_size", b.pmem_size);
+		write_cxl(m / "host", b.pci_dev);
 	}
 
 	void add_cxl_region(const cxl_region_spec &r) const
 	{
-		fs::path d = fs::path("cxl_regions") / r.name;
-		write(d / "mode", r.mode);
-		write(d / "start", r.start);
-		write(d / "size", r.size);
-		write(d / "interleave_ways", r.interleave_ways);
-		write(d / "interleave_granularity", r.interleave_granularity);
-		write(d / "blades", r.blades);
-		write(d / "numa_node", r.numa_node);
-		write(d / "state", r.state);
+		fs::path d = fs::path("regions") / r.name;
+		write_cxl(d / "mode", r.mode);
+		write_cxl(d / "start", r.start);
+		write_cxl(d / "size", r.size);
+		write_cxl(d / "interleave_ways", r.interleave_ways);
+		write_cxl(d / "interleave_granularity", r.interleave_granularity);
+		write_cxl(d / "targets", r.blades);
+		write_cxl(d / "dax_node", r.dax_node);
+		write_cxl(d / "state", r.state);
 	}
 
 	void add_pool4() const
@@ -154,8 +173,7 @@ public:
 			std::snprintf(pci, sizeof(pci), "0000:%02x:00.0", 0x0d + i);
 			add_blade({.name = pool_blades[i],
 				   .serial = "0x" + std::to_string(i + 1),
-				   .pci_dev = pci,
-				   .cxl_regions = "region0"});
+				   .pci_dev = pci});
 		}
 		add_cxl_region({.name = "region0",
 				.start = "0x390000000",
@@ -163,7 +181,7 @@ public:
 				.interleave_ways = "4",
 				.interleave_granularity = "256",
 				.blades = "mem0 mem2 mem1 mem3",
-				.numa_node = "2",
+				.dax_node = "2",
 				.state = "system-ram"});
 	}
 };

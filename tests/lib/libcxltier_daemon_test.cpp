@@ -251,11 +251,11 @@ TEST_F(DaemonTest, BadNamesWriteNothing)
 			  HasSubstr("nothing was changed")));
 	EXPECT_EQ(set(ctx.get(), {"period_ms", "period_ms"}, {500, 600}), -EINVAL);
 	EXPECT_THAT(cxltier_get_last_error(ctx.get()), HasSubstr("given twice"));
-	EXPECT_EQ(set(ctx.get(), {"period_ms", "../abi_version"}, {500, 2}), -EINVAL);
+	EXPECT_EQ(set(ctx.get(), {"period_ms", "../abi_version"}, {500, 7}), -EINVAL);
 	EXPECT_EQ(set(ctx.get(), {"period_ms", "heat"}, {500, 2}), -EINVAL);
 	EXPECT_EQ(set(ctx.get(), {"period_ms", nullptr}, {500, 2}), -EINVAL);
 	EXPECT_EQ(value("period_ms"), "1000\n");
-	EXPECT_EQ(sysfs.read("abi_version"), "1\n");
+	EXPECT_EQ(sysfs.read("abi_version"), "2\n");
 }
 
 // The watermarks must stay ordered (low <= high) and within the fast budget.

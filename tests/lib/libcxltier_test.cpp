@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// libcxltier against fake sysfs trees: what a program using the C ABI relies on.
+// libcxltier against fake sysfs trees and a fake libcxl (fake_platform.cpp): what a
+// program using the C ABI relies on, and how cxltier's blades join the CXL core's
+// memdevs and regions.
 #include <cerrno>
 #include <cstdint>
 #include <ostream>
@@ -70,13 +72,14 @@ protected:
 	scoped_env env{CXLTIER_SYSFS_ENV, sysfs.root().string()};
 };
 
-// The pool's four blades come back in name order with every attribute as written.
+// The pool's four blades come back in name order with every attribute: state from
+// cxltier, serial, sizes, PCI device and regions from the CXL core.
 TEST_F(LibcxltierTest, Pool4BladesHaveEveryAttribute)
 {
 	sysfs.add_pool4();
 	auto ctx = open();
 	ASSERT_TRUE(ctx);
-	EXPECT_EQ(cxltier_get_abi_version(ctx.get()), 1u);
+	EXPECT_EQ(cxltier_get_abi_version(ctx.get()), 2u);
 	EXPECT_EQ(cxltier_get_sysfs_root(ctx.get()), sysfs.root().string());
 	ASSERT_THAT(blade_names(ctx.get()), ElementsAre("mem0", "mem1", "mem2", "mem3"));
 
@@ -170,16 +173,15 @@ TEST_F(LibcxltierTest, EmptyTreeHasNoBladesOrRegions)
 {
 	auto ctx = open();
 	ASSERT_TRUE(ctx);
-	EXPECT_EQ(cxltier_get_abi_version(ctx.get()), 1u);
+	EXPECT_EQ(cxltier_get_abi_version(ctx.get()), 2u);
 	EXPECT_EQ(cxltier_blade_get_first(ctx.get()), nullptr);
 	EXPECT_EQ(cxltier_cxl_region_get_first(ctx.get()), nullptr);
 }
 
-// The same without the blades/ and cxl_regions/ directories themselves.
+// The same without the blades/ directory itself.
 TEST_F(LibcxltierTest, TreeWithoutObjectDirectoriesIsEmpty)
 {
 	sysfs.remove("blades");
-	sysfs.remove("cxl_regions");
 	auto ctx = open();
 	ASSERT_TRUE(ctx);
 	EXPECT_EQ(cxltier_blade_get_first(ctx.get()), nullptr);
@@ -222,10 +224,12 @@ TEST_F(LibcxltierTest, EmptyEnvironmentVariableMeansDefaultRoot)
 TEST_F(LibcxltierTest, UnknownAbiVersionIsRefused)
 {
 	sysfs.add_pool4();
-	sysfs.write("abi_version", "2");
-	std::string why = open_fails(-EPROTONOSUPPORT);
-	EXPECT_THAT(why, HasSubstr((sysfs.root() / "abi_version").string()));
-	EXPECT_THAT(why, HasSubstr("version 2"));
+	for (const char *v : {"1", "3"}) {
+		sysfs.write("abi_version", v);
+		std::string why = open_fails(-EPROTONOSUPPORT);
+		EXPECT_THAT(why, HasSubstr((sysfs.root() / "abi_version").string()));
+		EXPECT_THAT(why, HasSubstr("version " + std::string(v)));
+	}
 }
 
 // A root without abi_version is a broken tree, not a module that is not loaded.
@@ -236,36 +240,82 @@ TEST_F(LibcxltierTest, MissingAbiVersionIsMalformedNotUnloaded)
 	EXPECT_THAT(why, HasSubstr((sysfs.root() / "abi_version").string() + ": missing"));
 }
 
-// States and modes added by a newer module read as UNKNOWN instead of failing.
+// Blade states added by a newer module read as UNKNOWN instead of failing.
 TEST_F(LibcxltierTest, UnknownStateTextReadsAsUnknown)
 {
 	sysfs.add_pool4();
 	sysfs.write("blades/mem1/state", "melting");
-	sysfs.write("cxl_regions/region0/mode", "hdm-db");
-	sysfs.write("cxl_regions/region0/state", "frozen");
 	auto ctx = open();
 	ASSERT_TRUE(ctx);
 	cxltier_blade *b = cxltier_blade_get_by_name(ctx.get(), "mem1");
 	EXPECT_EQ(cxltier_blade_get_state(b), CXLTIER_BLADE_STATE_UNKNOWN);
-	cxltier_cxl_region *r = cxltier_cxl_region_get_first(ctx.get());
-	EXPECT_EQ(cxltier_cxl_region_get_mode(r), CXLTIER_CXL_REGION_MODE_UNKNOWN);
-	EXPECT_EQ(cxltier_cxl_region_get_state(r), CXLTIER_CXL_REGION_STATE_UNKNOWN);
 }
 
-// Full-width values survive: a 64-bit serial and a blade in several regions.
+// Full-width values survive the join, and a blade in several regions lists them
+// in region number order.
 TEST_F(LibcxltierTest, WideValuesAndListsRoundTrip)
 {
 	sysfs.add_blade({.name = "mem0",
 			 .serial = "0xfedcba9876543210",
-			 .ram_size = "18446744073709551615",
-			 .cxl_regions = "region0  region3\tregion1"});
+			 .ram_size = "18446744073709551615"});
+	for (const char *r : {"region3", "region10", "region1"})
+		sysfs.add_cxl_region({.name = r, .blades = "mem0"});
+	sysfs.add_cxl_region({.name = "region2", .blades = "mem1"});
 	auto ctx = open();
 	ASSERT_TRUE(ctx);
 	cxltier_blade *b = cxltier_blade_get_first(ctx.get());
 	EXPECT_EQ(cxltier_blade_get_serial(b), 0xfedcba9876543210u);
 	EXPECT_EQ(cxltier_blade_get_ram_size(b), UINT64_MAX);
 	EXPECT_THAT(to_strings(cxltier::cxl_regions_of(b)),
-		    ElementsAre("region0", "region3", "region1"));
+		    ElementsAre("region1", "region3", "region10"));
+	EXPECT_THAT(cxl_region_names(ctx.get()),
+		    ElementsAre("region1", "region2", "region3", "region10"));
+}
+
+// A fenced blade whose memdev went away stays listed with cxltier's state; what
+// only the CXL core knew reads as nothing.
+TEST_F(LibcxltierTest, FencedBladeWithoutMemdevKeepsItsState)
+{
+	sysfs.add_pool4();
+	sysfs.add_blade({.name = "mem4", .state = "fenced", .memdev = false});
+	auto ctx = open();
+	ASSERT_TRUE(ctx);
+	cxltier_blade *b = cxltier_blade_get_by_name(ctx.get(), "mem4");
+	ASSERT_NE(b, nullptr);
+	EXPECT_EQ(cxltier_blade_get_state(b), CXLTIER_BLADE_STATE_FENCED);
+	EXPECT_EQ(cxltier_blade_get_serial(b), 0u);
+	EXPECT_EQ(cxltier_blade_get_ram_size(b), 0u);
+	EXPECT_EQ(cxltier_blade_get_pmem_size(b), 0u);
+	EXPECT_STREQ(cxltier_blade_get_pci_dev(b), "");
+	EXPECT_TRUE(to_strings(cxltier::cxl_regions_of(b)).empty());
+}
+
+// A memdev the module does not list is no blade: cxltier's list is the blades.
+TEST_F(LibcxltierTest, MemdevWithoutBladeIsNoBlade)
+{
+	sysfs.add_pool4();
+	sysfs.add_blade({.name = "mem7"});
+	sysfs.remove("blades/mem7");
+	auto ctx = open();
+	ASSERT_TRUE(ctx);
+	EXPECT_THAT(blade_names(ctx.get()), ElementsAre("mem0", "mem1", "mem2", "mem3"));
+}
+
+// A committed region without a dax device has no node; one with a dax device has
+// the dax device's target node, whatever the dax device's mode.
+TEST_F(LibcxltierTest, RegionNodeIsTheDaxDevicesTargetNode)
+{
+	sysfs.add_cxl_region({.name = "region1", .size = "268435456", .state = "committed"});
+	sysfs.add_cxl_region(
+		{.name = "region2", .size = "268435456", .dax_node = "3", .state = "dax"});
+	auto ctx = open();
+	ASSERT_TRUE(ctx);
+	cxltier_cxl_region *r1 = cxltier_cxl_region_get_by_name(ctx.get(), "region1");
+	cxltier_cxl_region *r2 = cxltier_cxl_region_get_by_name(ctx.get(), "region2");
+	EXPECT_EQ(cxltier_cxl_region_get_numa_node(r1), -1);
+	EXPECT_EQ(cxltier_cxl_region_get_state(r1), CXLTIER_CXL_REGION_STATE_COMMITTED);
+	EXPECT_EQ(cxltier_cxl_region_get_numa_node(r2), 3);
+	EXPECT_EQ(cxltier_cxl_region_get_state(r2), CXLTIER_CXL_REGION_STATE_DAX);
 }
 
 struct bad_value {
@@ -297,24 +347,13 @@ TEST_P(MalformedValueTest, NamesFileAndValue)
 INSTANTIATE_TEST_SUITE_P(
 	Values, MalformedValueTest,
 	::testing::Values(
-		bad_value{"blades/mem1/ram_size", "12abc", "expected a decimal number, got \"12abc\""},
-		bad_value{"blades/mem1/ram_size", "", "expected a decimal number, got \"\""},
-		bad_value{"blades/mem1/ram_size", "-1", "expected a decimal number, got \"-1\""},
-		bad_value{"blades/mem1/ram_size", "+1", "expected a decimal number, got \"+1\""},
-		bad_value{"blades/mem1/pmem_size", "1.5", "got \"1.5\""},
-		bad_value{"blades/mem1/pmem_size", "18446744073709551616", "is out of range"},
-		bad_value{"blades/mem2/serial", "1234",
-			  "expected a 0x-prefixed hexadecimal number, got \"1234\""},
-		bad_value{"blades/mem2/serial", "0x", "got \"0x\""},
-		bad_value{"blades/mem2/serial", "0xcafeg", "got \"0xcafeg\""},
-		bad_value{"cxl_regions/region0/start", "0x10000000000000000", "is out of range"},
-		bad_value{"cxl_regions/region0/size", "1G", "got \"1G\""},
-		bad_value{"cxl_regions/region0/interleave_ways", "four", "got \"four\""},
-		bad_value{"cxl_regions/region0/interleave_ways", "-4", "-4 is out of range"},
-		bad_value{"cxl_regions/region0/interleave_granularity", "4294967296",
-			  "is out of range"},
-		bad_value{"cxl_regions/region0/numa_node", "-2", "-2 is out of range"},
-		bad_value{"cxl_regions/region0/numa_node", "node1", "got \"node1\""},
+		bad_value{"blades/mem1/fenced_pages", "12abc",
+			  "expected a decimal number, got \"12abc\""},
+		bad_value{"blades/mem1/fenced_pages", "", "expected a decimal number, got \"\""},
+		bad_value{"blades/mem1/drained_pages", "-1", "expected a decimal number, got \"-1\""},
+		bad_value{"blades/mem1/drain_left", "+1", "expected a decimal number, got \"+1\""},
+		bad_value{"blades/mem1/drain_us", "1.5", "got \"1.5\""},
+		bad_value{"blades/mem1/poisoned_pages", "18446744073709551616", "is out of range"},
 		bad_value{"abi_version", "one", "got \"one\""}),
 	[](const ::testing::TestParamInfo<bad_value> &info) {
 		// "blades/mem1/ram_size" -> "ram_size_3" (index keeps names unique)
@@ -326,7 +365,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST_F(LibcxltierTest, BadValueIsQuotedPrintably)
 {
 	sysfs.add_pool4();
-	sysfs.write("blades/mem0/ram_size", "1\x1b[2J");
+	sysfs.write("blades/mem0/fenced_pages", "1\x1b[2J");
 	std::string why = open_fails(-EBADMSG);
 	EXPECT_THAT(why, HasSubstr("got \"1?[2J\""));
 }
@@ -343,9 +382,7 @@ TEST_P(MissingFileTest, NamesFile)
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, MissingFileTest,
-			 ::testing::Values("blades/mem1/serial", "blades/mem3/cxl_regions",
-					   "cxl_regions/region0/interleave_granularity",
-					   "cxl_regions/region0/state"),
+			 ::testing::Values("blades/mem1/state", "blades/mem3/tiers"),
 			 [](const ::testing::TestParamInfo<const char *> &info) {
 				 std::string s = info.param;
 				 for (char &c : s)
@@ -377,10 +414,10 @@ TEST_F(LibcxltierTest, FailedRefreshKeepsPreviousSnapshot)
 	cxltier_blade *mem3 = cxltier_blade_get_by_name(ctx.get(), "mem3");
 	EXPECT_STREQ(cxltier_get_last_error(ctx.get()), "");
 
-	sysfs.write("blades/mem0/pmem_size", "lots");
+	sysfs.write("blades/mem0/fence_us", "lots");
 	EXPECT_EQ(cxltier_refresh(ctx.get()), -EBADMSG);
 	EXPECT_THAT(cxltier_get_last_error(ctx.get()),
-		    HasSubstr((sysfs.root() / "blades/mem0/pmem_size").string()));
+		    HasSubstr((sysfs.root() / "blades/mem0/fence_us").string()));
 	EXPECT_STREQ(cxltier_blade_get_name(mem3), "mem3");
 	EXPECT_EQ(cxltier_blade_get_ram_size(mem3), pool_blade_size);
 	EXPECT_EQ(blade_names(ctx.get()).size(), 4u);

@@ -186,14 +186,6 @@ INSTANTIATE_TEST_SUITE_P(
 		bad_tier_value{"tiers/region0/node", "-1", "-1 is out of range"},
 		bad_tier_value{"tiers/region0/node", "", "got \"\""},
 		bad_tier_value{"tiers/region0/adistance", "2880ns", "got \"2880ns\""},
-		bad_tier_value{"tiers/region0/start", "390000000", "0x-prefixed"},
-		bad_tier_value{"tiers/region0/size", "1G", "got \"1G\""},
-		bad_tier_value{"devices/system/node/node2/meminfo", "Node 2 MemTotal: 1048576 kB",
-			       "expected MemTotal and MemFree lines", true},
-		bad_tier_value{"devices/system/node/node2/meminfo",
-			       "Node 2 MemTotal: lots kB\nNode 2 MemFree: 1 kB", "got \"lots\"", true},
-		bad_tier_value{"devices/system/node/node0/cpulist", "0-", "got \"0-\"", true},
-		bad_tier_value{"devices/system/node/node0/cpulist", "3-1", "got \"3-1\"", true},
 		bad_tier_value{"devices/system/node/node0/access0/initiators/read_bandwidth", "fast",
 			       "got \"fast\"", true},
 		bad_tier_value{"devices/virtual/memory_tiering/memory_tier22/nodelist", "2,",
@@ -216,7 +208,7 @@ TEST_F(TierTest, MissingTierFileIsMalformed)
 		  (sysfs.root() / "tiers/region0/adistance_source").string() + ": missing");
 }
 
-// Nodes come from the standard sysfs in id order with their memory tier, memory,
+// Nodes come from libnuma in id order with their memory tier (hand-read), memory,
 // CPUs, reported bandwidth and weight; entries that are not node<N> are ignored.
 TEST_F(TierTest, NodesHaveTheirFacts)
 {
@@ -278,7 +270,7 @@ TEST_F(TierTest, MissingNumaDirectoriesAreEmpty)
 	ASSERT_TRUE(ctx);
 	EXPECT_EQ(cxltier_node_get_memory_tier(cxltier_node_get_first(ctx.get())), -1);
 
-	sys.remove("devices/system/node");
+	sys.remove("fake-libnuma"); // libnuma reports no nodes
 	ASSERT_EQ(cxltier_refresh(ctx.get()), 0) << cxltier_get_last_error(ctx.get());
 	EXPECT_EQ(cxltier_node_get_first(ctx.get()), nullptr);
 	EXPECT_EQ(cxltier_tier_get_node(cxltier_tier_get_first(ctx.get())), 2);

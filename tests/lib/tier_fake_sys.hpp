@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // Fakes for the tier tests: tiers/<region>/ in a fake module tree (fake_sysfs.hpp),
-// and a fake standard sysfs root (CXLTIER_SYS_ROOT) with NUMA nodes, memory tiers
-// and weighted-interleave weights.  Tests must always point CXLTIER_SYS_ROOT at one
+// and a fake standard sysfs root (CXLTIER_SYS_ROOT) with NUMA nodes (for the fake
+// libnuma of fake_platform.cpp), memory tiers, reported bandwidths and
+// weighted-interleave weights.  Tests must always point CXLTIER_SYS_ROOT at one
 // of these: `tier weights --set` run as root would otherwise write the host's /sys.
 #pragma once
 
@@ -14,33 +15,60 @@
 namespace cxltier_test {
 
 // Defaults are the pool's interleaved region0 registered with no performance
-// data: node 2, kmem's default adistance (5 x 576), memory_tier22.
+// data: node 2, kmem's default adistance (5 x 576), memory_tier22.  start, size
+// and blades are the CXL region's (libcxl's); with an empty start there is none
+// (the CXL core removed it).
 struct tier_spec {
 	std::string name = "region0";
 	std::string node = "2";
 	std::string adistance = "2880";
 	std::string adistance_source = "default";
+	std::string state = "online";
 	std::string start = "0x390000000";
 	std::string size = "1073741824";
 	std::string blades = "mem0 mem2 mem1 mem3";
 };
 
+// tiers/<region>/, the committed CXL region under it, and the region in the tiers
+// file of each of its blades that exists.
 inline void add_tier(const fake_sysfs &sysfs, const tier_spec &t)
 {
 	fs::path d = fs::path("tiers") / t.name;
 	sysfs.write(d / "node", t.node);
 	sysfs.write(d / "adistance", t.adistance);
 	sysfs.write(d / "adistance_source", t.adistance_source);
-	sysfs.write(d / "start", t.start);
-	sysfs.write(d / "size", t.size);
-	sysfs.write(d / "blades", t.blades);
+	sysfs.write(d / "state", t.state);
+	if (!t.start.empty()) {
+		std::size_t ways = 0;
+		for (std::size_t i = 0; i < t.blades.size(); i++)
+			ways += t.blades[i] != ' ' && (i == 0 || t.blades[i - 1] == ' ');
+		sysfs.add_cxl_region({.name = t.name,
+				      .start = t.start,
+				      .size = t.size,
+				      .interleave_ways = std::to_string(ways),
+				      .blades = t.blades,
+				      .state = "committed"});
+	}
+	std::size_t pos = 0;
+	while (pos < t.blades.size()) {
+		std::size_t end = t.blades.find(' ', pos);
+		std::string b = t.blades.substr(pos, end - pos);
+		pos = end == std::string::npos ? t.blades.size() : end + 1;
+		fs::path tiers = fs::path("blades") / b / "tiers";
+		if (b.empty() || !fs::exists(sysfs.root() / tiers))
+			continue;
+		std::string now = sysfs.read(tiers);
+		while (!now.empty() && now.back() == '\n')
+			now.pop_back();
+		sysfs.write(tiers, now.empty() ? t.name : now + " " + t.name);
+	}
 }
 
-// The pool with region0 registered as a tier, as the module shows it afterwards.
+// The pool with region0 registered as a tier, as the module shows it afterwards:
+// the region committed, with no dax device, its blades listing the tier.
 inline void add_pool4_tier(const fake_sysfs &sysfs)
 {
 	sysfs.add_pool4();
-	sysfs.write("cxl_regions/region0/state", "tier");
 	add_tier(sysfs, {});
 	sysfs.write("tier_add", "");
 	sysfs.write("tier_remove", "");
@@ -60,6 +88,7 @@ public:
 	fake_sys() : fake_tree("sys")
 	{
 		fs::create_directories(root() / "devices/system/node/power");
+		fs::create_directories(root() / "fake-libnuma");
 		fs::create_directories(root() / "devices/virtual/memory_tiering/power");
 		fs::create_directories(root() / "kernel/mm/mempolicy/weighted_interleave");
 		write("devices/system/node/possible", "0-3");
@@ -69,13 +98,12 @@ public:
 	{
 		std::string id = std::to_string(n.id);
 		fs::path d = fs::path("devices/system/node") / ("node" + id);
-		// As the kernel prints it, with the lines this library ignores.
-		write(d / "meminfo", "Node " + id + " MemTotal:       " + n.mem_total_kib +
-					     " kB\nNode " + id + " MemFree:        " + n.mem_free_kib +
-					     " kB\nNode " + id + " MemUsed:        0 kB\nNode " + id +
-					     " Active:         0 kB");
-		write(d / "cpulist", n.cpulist);
-		write(d / "distance", "10 20");
+		fs::create_directories(root() / d);
+		// What libnuma would report (fake_platform.cpp).
+		fs::path f = fs::path("fake-libnuma") / ("node" + id);
+		write(f / "mem_total_kib", n.mem_total_kib);
+		write(f / "mem_free_kib", n.mem_free_kib);
+		write(f / "cpulist", n.cpulist);
 		if (!n.read_bandwidth.empty())
 			write(d / "access0/initiators/read_bandwidth", n.read_bandwidth);
 		if (!n.weight.empty())

@@ -132,7 +132,7 @@ TEST_F(DaemonCommandTest, StatsJsonShape)
 	std::string text = run_ok({"stats", "--json"});
 	json doc = json::parse(text, nullptr, false);
 	ASSERT_TRUE(doc.is_object()) << text;
-	EXPECT_EQ(doc["abi_version"], 1);
+	EXPECT_EQ(doc["abi_version"], 2);
 	EXPECT_TRUE(doc["time_ns"].is_number_unsigned());
 
 	const json &d = doc["daemon"];

@@ -123,7 +123,7 @@ TEST_F(EventsCommandTest, Table)
 TEST_F(EventsCommandTest, Json)
 {
 	json doc = json::parse(run_ok({"events", "--json"}));
-	EXPECT_EQ(doc["abi_version"], 1);
+	EXPECT_EQ(doc["abi_version"], 2);
 	EXPECT_EQ(doc["next_seq"], 6);
 	EXPECT_EQ(doc["lost"], 0);
 	ASSERT_EQ(doc["events"].size(), 5u);

@@ -77,7 +77,7 @@ TEST_F(CxltierctlTest, ListJsonHasEveryFieldWithItsType)
 	sysfs.add_pool4();
 	json doc = run_json({"list", "--json"}, sysfs.root());
 	ASSERT_TRUE(doc.is_object());
-	EXPECT_EQ(doc["abi_version"], 1);
+	EXPECT_EQ(doc["abi_version"], 2);
 
 	ASSERT_TRUE(doc["blades"].is_array());
 	ASSERT_EQ(doc["blades"].size(), 4u);
@@ -130,12 +130,12 @@ TEST_F(CxltierctlTest, NounListsJsonHaveOnlyTheirKind)
 	json full = run_json({"list", "--json"}, sysfs.root());
 
 	json blades = run_json({"blade", "list", "--json"}, sysfs.root());
-	EXPECT_EQ(blades["abi_version"], 1);
+	EXPECT_EQ(blades["abi_version"], 2);
 	EXPECT_EQ(blades["blades"], full["blades"]);
 	EXPECT_FALSE(blades.contains("cxl_regions"));
 
 	json regions = run_json({"cxl-region", "list", "--json"}, sysfs.root());
-	EXPECT_EQ(regions["abi_version"], 1);
+	EXPECT_EQ(regions["abi_version"], 2);
 	EXPECT_EQ(regions["cxl_regions"], full["cxl_regions"]);
 	EXPECT_FALSE(regions.contains("blades"));
 }
@@ -181,7 +181,7 @@ TEST_F(CxltierctlTest, NounListTablesShowOnlyTheirKind)
 TEST_F(CxltierctlTest, EmptyTreeListsNothingAndSucceeds)
 {
 	json doc = run_json({"list", "--json"}, sysfs.root());
-	EXPECT_EQ(doc["abi_version"], 1);
+	EXPECT_EQ(doc["abi_version"], 2);
 	EXPECT_EQ(doc["blades"], json::array());
 	EXPECT_EQ(doc["cxl_regions"], json::array());
 	EXPECT_THAT(run_ok({"list"}, sysfs.root()),
@@ -218,11 +218,11 @@ TEST_F(CxltierctlTest, DefaultRootIsSysKernelCxltier)
 TEST_F(CxltierctlTest, MalformedValueFailsWithFileAndValue)
 {
 	sysfs.add_pool4();
-	sysfs.write("blades/mem2/ram_size", "256M");
+	sysfs.write("blades/mem2/fenced_pages", "256M");
 	run_result r = run({"list", "--json"}, sysfs.root());
 	EXPECT_EQ(r.status, 1);
 	EXPECT_EQ(r.out, "") << "no partial JSON";
-	EXPECT_EQ(one_error_line(r), "cxltierctl: " + (sysfs.root() / "blades/mem2/ram_size").string() +
+	EXPECT_EQ(one_error_line(r), "cxltierctl: " + (sysfs.root() / "blades/mem2/fenced_pages").string() +
 					     ": expected a decimal number, got \"256M\"");
 }
 

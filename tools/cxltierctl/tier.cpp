@@ -210,8 +210,7 @@ void tier_weights(const weights_options &o)
 
 	auto nodes = memory_nodes(ctx.get());
 	if (nodes.empty())
-		throw fatal(fmt::format("no NUMA node with memory under {}/devices/system/node",
-					cxltier_get_sys_root(ctx.get())));
+		throw fatal("libnuma reports no NUMA node with memory");
 	for (auto [id, mbps] : given)
 		if (std::none_of(nodes.begin(), nodes.end(), [id](auto &n) { return n.node == id; }))
 			throw fatal(fmt::format("--bandwidth {}={}: node {} has no memory", id, mbps, id));
