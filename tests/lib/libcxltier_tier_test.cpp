@@ -99,6 +99,29 @@ TEST_F(TierTest, TierHasEveryAttribute)
 
 	cxltier_cxl_region *r = cxltier_cxl_region_get_by_name(ctx.get(), "region0");
 	EXPECT_EQ(cxltier_cxl_region_get_state(r), CXLTIER_CXL_REGION_STATE_TIER);
+	EXPECT_EQ(cxltier_cxl_region_get_numa_node(r), 2) << "the tier's node";
+}
+
+// A tier whose CXL region the CXL core no longer has (its blade fenced and gone)
+// keeps cxltier's facts; its range reads 0 and its blades are those whose tiers
+// file names it, in name order.
+TEST_F(TierTest, TierWithoutCxlRegionTakesBladesFromTheirTiersFiles)
+{
+	sysfs.add_pool4();
+	sysfs.remove_cxl("regions/region0");
+	add_tier(sysfs, {.start = "", .blades = "mem3 mem1"});
+	auto ctx = open();
+	ASSERT_TRUE(ctx);
+	cxltier_tier *t = cxltier_tier_get_by_name(ctx.get(), "region0");
+	ASSERT_NE(t, nullptr);
+	EXPECT_EQ(cxltier_tier_get_node(t), 2);
+	EXPECT_EQ(cxltier_tier_get_start(t), 0u);
+	EXPECT_EQ(cxltier_tier_get_size(t), 0u);
+	std::vector<std::string> blades;
+	for (const char *b : cxltier::blades_of(t))
+		blades.emplace_back(b);
+	EXPECT_THAT(blades, ElementsAre("mem1", "mem3"));
+	EXPECT_EQ(cxltier_cxl_region_get_first(ctx.get()), nullptr);
 }
 
 // Tiers come in region number order and are found by name only when they exist.

@@ -123,6 +123,25 @@ TEST_F(BladeCommandTest, ListShowsStatesAndCounters)
 	EXPECT_THAT(l[4], ContainsRegex("^mem3 .* online +- +-  region0$"));
 }
 
+// A fenced blade whose memdev the CXL core removed stays listed with cxltier's
+// state and counters; what only the memdev knew reads as nothing ("-", 0, "").
+TEST_F(BladeCommandTest, ListShowsAFencedBladeWhoseMemdevIsGone)
+{
+	sysfs.add_blade({.name = "mem4", .state = "fenced", .memdev = false});
+	set("mem4", "fenced_pages", "512");
+	run_result r = run({"blade", "list"});
+	ASSERT_EQ(r.status, 0) << r.err;
+	auto l = lines(r.out);
+	ASSERT_EQ(l.size(), 6u) << r.out;
+	EXPECT_THAT(l[5], ContainsRegex("^mem4 +0x0 +0 B +0 B +- +fenced +512 +0 +-$"));
+	json b = json::parse(run({"blade", "list", "--json"}).out)["blades"][4];
+	EXPECT_EQ(b["name"], "mem4");
+	EXPECT_EQ(b["serial"], 0);
+	EXPECT_EQ(b["pci_dev"], "");
+	EXPECT_EQ(b["state"], "fenced");
+	EXPECT_EQ(b["cxl_regions"], json::array());
+}
+
 // JSON has every counter as a number, or null from a module without them.
 TEST_F(BladeCommandTest, ListJsonHasTheCounters)
 {

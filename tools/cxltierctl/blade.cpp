@@ -72,18 +72,21 @@ void print_blades(cxltier_ctx *ctx)
 		 {"FENCED", true},
 		 {"DRAINED", true},
 		 {"CXL-REGIONS"}});
-	for (cxltier_blade *b : cxltier::blades(ctx))
+	for (cxltier_blade *b : cxltier::blades(ctx)) {
+		// A fenced blade whose memdev is gone has no PCI device any more.
+		const char *pci = cxltier_blade_get_pci_dev(b);
 		t.add({
 			cxltier_blade_get_name(b),
 			fmt::format("{:#x}", cxltier_blade_get_serial(b)),
 			human_size(cxltier_blade_get_ram_size(b)),
 			human_size(cxltier_blade_get_pmem_size(b)),
-			cxltier_blade_get_pci_dev(b),
+			*pci ? pci : "-",
 			cxltier_blade_state_name(cxltier_blade_get_state(b)),
 			counter_cell(b, cxltier_blade_get_fenced_pages),
 			counter_cell(b, cxltier_blade_get_drained_pages),
 			join(cxltier::cxl_regions_of(b), ",", "-"),
 		});
+	}
 	t.print();
 }
 
