@@ -117,52 +117,45 @@ static ssize_t tier_add_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return rc ? rc : count;
 }
 
-static ssize_t blade_fence_store(struct kobject *kobj, struct kobj_attribute *attr,
-				 const char *buf, size_t count)
+/* A command file that takes a name (a region or a memdev) and runs @fn on it. */
+static ssize_t cxlt_name_cmd(const char *buf, size_t count, int (*fn)(const char *name))
 {
 	char name[CXLT_NAME_LEN];
 	int rc;
 
 	rc = cxlt_parse_tier_cmd(buf, name, sizeof(name), NULL);
 	if (!rc)
-		rc = cxlt_fence_blade(name, CXLTIER_CAUSE_ADMIN, ktime_get());
+		rc = fn(name);
 	return rc ? rc : count;
+}
+
+static int cxlt_fence_blade_admin(const char *name)
+{
+	return cxlt_fence_blade(name, CXLTIER_CAUSE_ADMIN, ktime_get());
+}
+
+static ssize_t blade_fence_store(struct kobject *kobj, struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	return cxlt_name_cmd(buf, count, cxlt_fence_blade_admin);
 }
 
 static ssize_t blade_drain_store(struct kobject *kobj, struct kobj_attribute *attr,
 				 const char *buf, size_t count)
 {
-	char name[CXLT_NAME_LEN];
-	int rc;
-
-	rc = cxlt_parse_tier_cmd(buf, name, sizeof(name), NULL);
-	if (!rc)
-		rc = cxlt_blade_drain(name);
-	return rc ? rc : count;
+	return cxlt_name_cmd(buf, count, cxlt_blade_drain);
 }
 
 static ssize_t blade_restore_store(struct kobject *kobj, struct kobj_attribute *attr,
 				   const char *buf, size_t count)
 {
-	char name[CXLT_NAME_LEN];
-	int rc;
-
-	rc = cxlt_parse_tier_cmd(buf, name, sizeof(name), NULL);
-	if (!rc)
-		rc = cxlt_blade_restore(name);
-	return rc ? rc : count;
+	return cxlt_name_cmd(buf, count, cxlt_blade_restore);
 }
 
 static ssize_t tier_remove_store(struct kobject *kobj, struct kobj_attribute *attr,
 				 const char *buf, size_t count)
 {
-	char name[CXLT_NAME_LEN];
-	int rc;
-
-	rc = cxlt_parse_tier_cmd(buf, name, sizeof(name), NULL);
-	if (!rc)
-		rc = cxlt_tier_remove(name);
-	return rc ? rc : count;
+	return cxlt_name_cmd(buf, count, cxlt_tier_remove);
 }
 
 static ssize_t abi_version_show(struct kobject *kobj, struct kobj_attribute *attr,

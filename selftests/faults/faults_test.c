@@ -20,11 +20,8 @@
 #include "cxlt_region.h"
 #include "cxlt_fence.h"
 
-#define MAX_TIERS	8
 #define DAEMON		CXLT_SYSFS "/daemon/"
 
-static char added[MAX_TIERS][64];
-static int nr_added;
 
 /* Run a shell command; its output's first line into @out (if not NULL). */
 static int sh(char *out, size_t len, const char *fmt, ...)
@@ -397,11 +394,5 @@ TEST_F_TIMEOUT(faults, uncorrectable, 120)
 
 int main(int argc, char **argv)
 {
-	cxlt_fence_main_pid = getpid();
-	atexit(cxlt_fence_group_teardown);
-	if (cxlt_module_loaded())
-		nr_added = cxlt_add_ram_tiers(added, nr_added, MAX_TIERS);
-	printf("# %d tier(s) added for this run\n", nr_added);
-	fflush(stdout);
-	return test_harness_run(argc, argv);
+	return cxlt_fence_group_main(argc, argv);
 }

@@ -124,10 +124,7 @@ TEST_F_TIMEOUT(fence, hwpoison_fences_the_page, 30)
 /* --- fencing a blade (pool) ---------------------------------------------------------- */
 
 #define BIG_PAGES	4096	/* 16 MiB */
-#define MAX_TIERS	8
 
-static char added[MAX_TIERS][64];
-static int nr_added;
 
 /* --- fencing a blade under load (pool) ----------------------------------------------- */
 
@@ -596,11 +593,5 @@ TEST_F_TIMEOUT(fence, without_fencing_reads_zeroes, 120)
 
 int main(int argc, char **argv)
 {
-	cxlt_fence_main_pid = getpid();
-	atexit(cxlt_fence_group_teardown);
-	if (cxlt_module_loaded())
-		nr_added = cxlt_add_ram_tiers(added, nr_added, MAX_TIERS);
-	printf("# %d tier(s) added for this run\n", nr_added);
-	fflush(stdout);
-	return test_harness_run(argc, argv);
+	return cxlt_fence_group_main(argc, argv);
 }

@@ -269,4 +269,22 @@ static inline int region_on_node(int dev, const char *name, int node, unsigned l
 	return 0;
 }
 
+/*
+ * main() of a group that fences: add every free RAM region as a tier, run the tests,
+ * and at exit remove the tiers and reload the module (cxlt_fence_group_teardown()).
+ */
+static inline int cxlt_fence_group_main(int argc, char **argv)
+{
+	char added[8][64];
+	int nr = 0;
+
+	cxlt_fence_main_pid = getpid();
+	atexit(cxlt_fence_group_teardown);
+	if (cxlt_module_loaded())
+		nr = cxlt_add_ram_tiers(added, nr, 8);
+	printf("# %d tier(s) added for this run\n", nr);
+	fflush(stdout);
+	return test_harness_run(argc, argv);
+}
+
 #endif /* CXLT_FENCE_H */
