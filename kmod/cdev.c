@@ -476,6 +476,18 @@ static int cxlt_check_no_sel(const char *verb, u32 id, const char *name)
 }
 
 /*
+ * The selection of a command that works on /dev/cxltier (@r NULL: @flags among
+ * @known, then @id or @name) and on a region file (@r: flags 0, id and name empty).
+ */
+static int cxlt_check_target(const char *verb, struct cxlt_region *r, u32 flags, u32 known,
+			     u32 id, const char *name)
+{
+	if (r)
+		return cxlt_check_flags(verb, flags, 0) ?: cxlt_check_no_sel(verb, id, name);
+	return cxlt_check_flags(verb, flags, known) ?: cxlt_check_sel(verb, flags, id, true, name);
+}
+
+/*
  * The region a command on /dev/cxltier (@r NULL) selects, referenced in *@found,
  * with access @mask checked; or @r, a region file's, whose access is its mode.
  */
@@ -515,12 +527,8 @@ static long cxlt_ioc_hint(struct file *file, unsigned int cmd, void __user *uarg
 	long rc;
 
 	rc = cxlt_copy_in(verb, cmd, &a, sizeof(a), uarg) ?:
-	     cxlt_check_flags(verb, a.flags, r ? 0 : CXLTIER_HINT_FLAGS) ?:
+	     cxlt_check_target(verb, r, a.flags, CXLTIER_HINT_FLAGS, a.id, a.name) ?:
 	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved));
-	if (!rc && !r)
-		rc = cxlt_check_sel(verb, a.flags, a.id, true, a.name);
-	if (!rc && r)
-		rc = cxlt_check_no_sel(verb, a.id, a.name);
 	if (!rc && a.hint > CXLTIER_HINT_MAX) {
 		cxlt_bad(verb, "unknown hint %u", a.hint);
 		rc = -EINVAL;
@@ -545,14 +553,10 @@ static long cxlt_ioc_pages(struct file *file, unsigned int cmd, void __user *uar
 	long rc;
 
 	rc = cxlt_copy_in(verb, cmd, &a, sizeof(a), uarg) ?:
-	     cxlt_check_flags(verb, a.flags, r ? 0 : CXLTIER_PAGES_FLAGS) ?:
+	     cxlt_check_target(verb, r, a.flags, CXLTIER_PAGES_FLAGS, a.id, a.name) ?:
 	     cxlt_check_zero(verb, &a.reserved0, sizeof(a.reserved0)) ?:
 	     cxlt_check_zero(verb, &a.reserved1, sizeof(a.reserved1)) ?:
 	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved));
-	if (!rc && !r)
-		rc = cxlt_check_sel(verb, a.flags, a.id, true, a.name);
-	if (!rc && r)
-		rc = cxlt_check_no_sel(verb, a.id, a.name);
 	if (!rc && (!a.count || a.count > CXLTIER_PAGES_MAX)) {
 		cxlt_bad(verb, "count %u is out of range (1-%u)", a.count, CXLTIER_PAGES_MAX);
 		rc = -EINVAL;
@@ -578,14 +582,10 @@ static long cxlt_ioc_replace(struct file *file, unsigned int cmd, void __user *u
 	long rc;
 
 	rc = cxlt_copy_in(verb, cmd, &a, sizeof(a), uarg) ?:
-	     cxlt_check_flags(verb, a.flags, r ? 0 : CXLTIER_REPLACE_FLAGS) ?:
+	     cxlt_check_target(verb, r, a.flags, CXLTIER_REPLACE_FLAGS, a.id, a.name) ?:
 	     cxlt_check_zero(verb, &a.reserved0, sizeof(a.reserved0)) ?:
 	     cxlt_check_zero(verb, &a.replaced, sizeof(a.replaced)) ?:
 	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved));
-	if (!rc && !r)
-		rc = cxlt_check_sel(verb, a.flags, a.id, true, a.name);
-	if (!rc && r)
-		rc = cxlt_check_no_sel(verb, a.id, a.name);
 	if (!rc)
 		rc = cxlt_check_aligned(verb, a.offset, a.length);
 	if (rc)
@@ -607,15 +607,11 @@ static long cxlt_ioc_fenced(struct file *file, unsigned int cmd, void __user *ua
 	long rc;
 
 	rc = cxlt_copy_in(verb, cmd, &a, sizeof(a), uarg) ?:
-	     cxlt_check_flags(verb, a.flags, r ? 0 : CXLTIER_FENCED_FLAGS) ?:
+	     cxlt_check_target(verb, r, a.flags, CXLTIER_FENCED_FLAGS, a.id, a.name) ?:
 	     cxlt_check_zero(verb, &a.fenced, sizeof(a.fenced)) ?:
 	     cxlt_check_zero(verb, &a.time_ns, offsetof(typeof(a), reserved) -
 			     offsetof(typeof(a), time_ns)) ?:
 	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved));
-	if (!rc && !r)
-		rc = cxlt_check_sel(verb, a.flags, a.id, true, a.name);
-	if (!rc && r)
-		rc = cxlt_check_no_sel(verb, a.id, a.name);
 	if (rc)
 		return rc;
 	r = cxlt_ioc_region(verb, file, r, a.flags, a.id, a.name, MAY_READ, &found);

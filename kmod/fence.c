@@ -202,9 +202,13 @@ static void cxlt_fence_scan(struct cxlt_fence_range *fr, int n, u64 *region_page
 		for (k = 0; k < cxlt_fence.nr_offline; k++)
 			if (!strcmp(cxlt_fence.offline[k], fr[i].region))
 				break;
-		if (k == cxlt_fence.nr_offline && k < CXLT_FENCE_MAX_TIERS)
+		if (k < cxlt_fence.nr_offline)
+			continue;
+		if (k < CXLT_FENCE_MAX_TIERS)
 			strscpy(cxlt_fence.offline[cxlt_fence.nr_offline++], fr[i].region,
 				CXLT_NAME_LEN);
+		else	/* No room to queue it: its free pages go now, the slow way. */
+			*ram_pages += cxlt_fence_ram(&fr[i], true);
 	}
 	queue_work(system_long_wq, &cxlt_fence.offline_work);
 }

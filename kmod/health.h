@@ -26,7 +26,8 @@ enum cxlt_svc {
  * struct cxlt_health - one blade's service state and counters
  * @name: memdev name; empty: a free slot
  * @svc: the state, under cxlt_health's lock
- * @cause: why it was fenced (CXLTIER_CAUSE_*)
+ * @cause: why it was fenced (CXLTIER_CAUSE_*); with @time_ns written by the fence,
+ *	under its mutex (fence.c), before @svc becomes fenced; read without a lock
  * @time_ns: when it was fenced, CLOCK_REALTIME
  * @fenced_pages: pages fenced: region pages and system-RAM pages
  * @fence_ns: from the trigger to the last page fenced (the last fence)
@@ -34,9 +35,10 @@ enum cxlt_svc {
  * @drained_pages: pages the last drain moved so far
  * @drain_left: pages still to move while draining, else 0
  * @drain_ns: how long the last drain took
- * @nr_drained: entries in @drained, under the drain mutex (drain.c)
- * @drained: the tiers the drain took offline, with their abstract distances
- * @drained_adist: ...
+ * @nr_drained: entries in @drained and @drained_adist; the three under the drain
+ *	mutex (drain.c)
+ * @drained: the tiers the drain took offline, added back by a restore
+ * @drained_adist: their abstract distances to add them with (0: derived again)
  *
  * Slots are never freed while the module is loaded: pointers stay valid.
  */
