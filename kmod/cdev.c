@@ -282,7 +282,7 @@ static long cxlt_ioc_create(unsigned int cmd, void __user *uarg)
 		return rc;
 	rc = cxlt_check_flags(verb, a.flags, CXLTIER_CREATE_FLAGS) ?:
 	     cxlt_check_zero(verb, &a.reserved0, sizeof(a.reserved0)) ?:
-	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved)) ?:
+	     cxlt_check_zero(verb, &a.reserved, sizeof(a.reserved)) ?:
 	     cxlt_check_name(verb, a.name) ?:
 	     cxlt_check_policy(verb, a.policy) ?:
 	     cxlt_check_nodes(verb, a.nodes);
@@ -399,11 +399,12 @@ static long cxlt_ioc_stat(unsigned int cmd, void __user *uarg, struct cxlt_regio
 
 	if (!a)
 		return -ENOMEM;
-	/* Version 1 ended at @reserved; the migration counters came later. */
+	/* Version 1 ended at @pool_offset (then reserved); the migration counters came later. */
 	rc = cxlt_copy_in_min(verb, cmd, a, sizeof(*a),
-			      offsetofend(struct cxltier_stat, reserved), uarg) ?:
+			      offsetofend(struct cxltier_stat, pool_offset), uarg) ?:
 	     cxlt_check_flags(verb, a->flags, r ? 0 : CXLTIER_STAT_FLAGS) ?:
-	     cxlt_check_zero(verb, a->reserved, sizeof(a->reserved));
+	     cxlt_check_zero(verb, a->pool, offsetofend(typeof(*a), pool_offset) -
+			     offsetof(typeof(*a), pool));
 	if (!rc && !r)
 		rc = cxlt_check_sel(verb, a->flags, a->id, false, a->name);
 	if (rc)

@@ -31,6 +31,8 @@
 #define CXLTIER_NAME_MAX		64
 /* A blade (CXL memdev) name with its NUL, e.g. "mem0". */
 #define CXLTIER_BLADE_NAME_MAX		32
+/* A pool (a CXL pmem region that holds persistent regions) with its NUL, "region3". */
+#define CXLTIER_POOL_NAME_MAX		24
 /* Node masks have room for 1024 NUMA nodes, the kernel's largest MAX_NUMNODES. */
 #define CXLTIER_NODE_WORDS		16
 
@@ -57,15 +59,28 @@
 /**
  * struct cxltier_create - CXLTIER_IOC_CREATE
  * @size: (in) sizeof(struct cxltier_create)
- * @flags: (in) CXLTIER_CREATE_MODE: @mode is set; otherwise the mode is 0600
+ * @flags: (in) CXLTIER_CREATE_MODE: @mode is set; otherwise the mode is 0600.
+ *	CXLTIER_CREATE_PERSISTENT: a persistent region, on a pool
  * @length: (in) bytes, a nonzero multiple of the page size
- * @policy: (in) CXLTIER_POLICY_*
+ * @policy: (in) CXLTIER_POLICY_*; 0 for a persistent region
  * @mode: (in) permission bits (at most 0777) with CXLTIER_CREATE_MODE, else 0
- * @nodes: (in) NUMA nodes pages may be placed on; all zero: any node
+ * @nodes: (in) NUMA nodes pages may be placed on; all zero: any node.  All zero
+ *	for a persistent region
  * @name: (in) the region's name, unique among regions not destroyed
  * @id: (out) the region id, 1 to CXLTIER_REGION_ID_MAX
  * @reserved0: must be zero
+ * @pool: (in) with CXLTIER_CREATE_PERSISTENT: the pool to put it on (its CXL pmem
+ *	region's name), or empty for the online pool with the most free space;
+ *	without: empty
  * @reserved: must be zero
+ *
+ * A persistent region lives on persistent CXL memory (a pool, see
+ * Documentation/persistence.rst): its name, owner, mode, size and contents
+ * survive a crash, a reboot and the module's unload.  It is created zeroed and
+ * durably (the call returns once its record is in the pool's persistence
+ * domain); it is never migrated; its memory is mapped directly (VM_PFNMAP), so
+ * writes are durable once written back from the CPU caches (CLWB/CLFLUSHOPT +
+ * SFENCE).  ENODEV: no such pool online; ENOSPC: no room for it in the pool.
  */
 struct cxltier_create {
 	__u32 size;
@@ -77,11 +92,13 @@ struct cxltier_create {
 	char name[CXLTIER_NAME_MAX];
 	__u32 id;
 	__u32 reserved0;
-	__u64 reserved[4];
+	char pool[CXLTIER_POOL_NAME_MAX];
+	__u64 reserved;
 };
 
 #define CXLTIER_CREATE_MODE		(1U << 0)
-#define CXLTIER_CREATE_FLAGS		CXLTIER_CREATE_MODE
+#define CXLTIER_CREATE_PERSISTENT	(1U << 1)
+#define CXLTIER_CREATE_FLAGS		(CXLTIER_CREATE_MODE | CXLTIER_CREATE_PERSISTENT)
 
 /**
  * struct cxltier_open - CXLTIER_IOC_OPEN
@@ -196,7 +213,8 @@ struct cxltier_blade_pages {
  * @flags: (in) on /dev/cxltier: CXLTIER_BY_ID or 0; on a region fd: 0 (the fd
  *	selects the region, which may be destroyed)
  * @id: (in) with CXLTIER_BY_ID; (out) region id
- * @region_flags: (out) CXLTIER_REGION_DESTROYED
+ * @region_flags: (out) CXLTIER_REGION_DESTROYED, CXLTIER_REGION_PERSISTENT,
+ *	CXLTIER_REGION_LOST
  * @name: (in) on /dev/cxltier without CXLTIER_BY_ID; (out) name
  * @length: (out) size in bytes
  * @policy: (out) CXLTIER_POLICY_*
@@ -204,8 +222,9 @@ struct cxltier_blade_pages {
  * @uid: (out) owner, in the caller's user namespace
  * @gid: (out) group, in the caller's user namespace
  * @nodes: (out) allowed nodes; all zero: any
- * @resident: (out) pages allocated
- * @fenced: (out) pages fenced (their memory failed; access gets SIGBUS)
+ * @resident: (out) pages allocated (a persistent region: all of them)
+ * @fenced: (out) pages fenced (their memory failed; access gets SIGBUS); a lost
+ *	persistent region: all of them
  * @fast: (out) pages on DRAM (fast) nodes
  * @nr_maps: (out) mappings (VMAs) of the region, in all processes
  * @nr_files: (out) open region file descriptions, in all processes
@@ -213,6 +232,9 @@ struct cxltier_blade_pages {
  * @blade_count: (in) room in @blade_pages; (out) entries available
  * @node_pages: (in) user address of struct cxltier_node_pages[@node_count], or 0
  * @blade_pages: (in) user address of struct cxltier_blade_pages[@blade_count], or 0
+ * @pool: (in) must be zero; (out) a persistent region's pool, else empty
+ * @pool_offset: (in) must be zero; (out) a persistent region's byte offset in its
+ *	pool (from the start of the pool's CXL region), else 0
  * @reserved: must be zero
  *
  * Migration counters of the region since it was created (the migration daemon,
@@ -252,7 +274,8 @@ struct cxltier_stat {
 	__u32 blade_count;
 	__u64 node_pages;
 	__u64 blade_pages;
-	__u64 reserved[4];
+	char pool[CXLTIER_POOL_NAME_MAX];
+	__u64 pool_offset;
 	/* Since ABI 1 as well; a shorter struct (without these) still works. */
 	__u64 promoted;
 	__u64 demoted;
@@ -268,6 +291,10 @@ struct cxltier_stat {
 
 #define CXLTIER_STAT_FLAGS		CXLTIER_BY_ID
 #define CXLTIER_REGION_DESTROYED	(1U << 0)
+/* On a pool: survives crashes and reboots (CXLTIER_CREATE_PERSISTENT). */
+#define CXLTIER_REGION_PERSISTENT	(1U << 1)
+/* A persistent region whose pool's device failed or went: access gets SIGBUS. */
+#define CXLTIER_REGION_LOST		(1U << 2)
 
 /**
  * struct cxltier_set_policy - CXLTIER_IOC_SET_POLICY
