@@ -88,6 +88,33 @@ static size_t check(const uint64_t *p, size_t words, uint64_t seed)
 	return bad;
 }
 
+/* Unload and load cxltier.ko again, with the parameters it has; 0 or -errno. */
+static int reload(void)
+{
+	char params[256];
+	int rc;
+
+	cxlt_module_params(params, sizeof(params));
+	for (int i = 0; i < 50 && (rc = cxlt_rmmod()) == -EAGAIN; i++)
+		usleep(100000);
+	return rc ?: cxlt_insmod(params);
+}
+
+/* Have the host flip @len bytes at @off of pool @pool's device file; 0 or -1. */
+static int corrupt(const char *pool, uint64_t off, uint64_t len)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "cxlt-corrupt %s %llu %llu >/dev/null", pool,
+		 (unsigned long long)off, (unsigned long long)len);
+	return system(cmd) ? -1 : 0;
+}
+
+static int can_corrupt(void)
+{
+	return getenv("CXLT_QMP_TTY") && !system("command -v cxlt-corrupt >/dev/null");
+}
+
 FIXTURE(persist) {
 	char pool[64];
 	int dev;
@@ -274,10 +301,9 @@ TEST_F_TIMEOUT(persist, bad_input, 30)
 /* Unload and load the module: the region is listed again, with its data. */
 TEST_F_TIMEOUT(persist, survives_reload, 60)
 {
-	char params[256];
 	struct rstat s;
 	uint64_t *p;
-	int fd, rc;
+	int fd;
 
 	ASSERT_EQ(0, pcreate(self->dev, "pt-a", 2 * MiB, self->pool, NULL));
 	fd = rg_open(self->dev, "pt-a", 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
@@ -292,11 +318,7 @@ TEST_F_TIMEOUT(persist, survives_reload, 60)
 	self->dev = -1;
 
 	/* Persistent regions nobody has open do not pin the module. */
-	cxlt_module_params(params, sizeof(params));
-	for (int i = 0; i < 50 && (rc = cxlt_rmmod()) == -EAGAIN; i++)
-		usleep(100000);
-	ASSERT_EQ(0, rc);
-	ASSERT_EQ(0, cxlt_insmod(params));
+	ASSERT_EQ(0, reload());
 	self->dev = dev_open();
 	ASSERT_LE(0, self->dev);
 	ASSERT_EQ(0, rg_stat(self->dev, "pt-a", &s));
@@ -395,6 +417,128 @@ TEST_F_TIMEOUT(persist, fence_loses_pool, 60)
 	EXPECT_EQ(0, check(p, 2 * MiB / 8, 4));
 	munmap(p, 2 * MiB);
 	close(fd);
+}
+
+/* Write pattern @seed to new 2 MiB region @name; 0 or -1. */
+static int make_region(int dev, const char *name, const char *pool, uint64_t seed)
+{
+	uint64_t *p;
+	int fd;
+
+	if (pcreate(dev, name, 2 * MiB, pool, NULL))
+		return -1;
+	fd = rg_open(dev, name, 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
+	if (fd < 0)
+		return -1;
+	p = mmap(NULL, 2 * MiB, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -1;
+	fill(p, 2 * MiB / 8, seed);
+	msync(p, 2 * MiB, MS_SYNC);
+	munmap(p, 2 * MiB);
+	return 0;
+}
+
+/* Bad words of region @name against pattern @seed, or -1 when it cannot be read. */
+static long region_bad_words(int dev, const char *name, uint64_t seed)
+{
+	uint64_t *p;
+	long bad;
+	int fd;
+
+	fd = rg_open(dev, name, 0, CXLTIER_OPEN_READ);
+	if (fd < 0)
+		return -1;
+	p = mmap(NULL, 2 * MiB, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -1;
+	bad = check(p, 2 * MiB / 8, seed);
+	munmap(p, 2 * MiB);
+	return bad;
+}
+
+/*
+ * A damaged superblock: one copy is enough; with both bad the pool is refused and
+ * nothing is written to it, so undoing the damage brings everything back.
+ */
+TEST_F_TIMEOUT(persist, bad_superblock, 120)
+{
+	char err[128];
+
+	if (!can_corrupt())
+		SKIP(return, "no host corruption channel (cxlt-corrupt)");
+	ASSERT_EQ(0, make_region(self->dev, "pt-a", self->pool, 5));
+	close(self->dev);
+	self->dev = -1;
+
+	/* Copy A's uuid bytes: its CRC fails, copy B is used. */
+	ASSERT_EQ(0, corrupt(self->pool, 16, 4));
+	ASSERT_EQ(0, reload());
+	self->dev = dev_open();
+	ASSERT_LE(0, self->dev);
+	ASSERT_EQ(0, wait_state(self->pool, "online", 10));
+	EXPECT_EQ(0, region_bad_words(self->dev, "pt-a", 5));
+	close(self->dev);
+	self->dev = -1;
+
+	/* Both copies: refused, with a reason; format will not overwrite it. */
+	ASSERT_EQ(0, corrupt(self->pool, 0x1000 + 16, 4));
+	ASSERT_EQ(0, reload());
+	self->dev = dev_open();
+	ASSERT_LE(0, self->dev);
+	EXPECT_EQ(0, wait_state(self->pool, "bad", 10));
+	ASSERT_EQ(0, cxlt_readf(err, sizeof(err), POOLS "/%s/%s", self->pool, "error"));
+	EXPECT_NE(NULL, strstr(err, "superblock"));
+	EXPECT_EQ(-1, region_bad_words(self->dev, "pt-a", 5));
+	EXPECT_EQ(-EEXIST, cxlt_write(CXLT_SYSFS "/pool_format", self->pool));
+	EXPECT_EQ(-ENODEV, pcreate(self->dev, "pt-b", MiB, self->pool, NULL));
+	close(self->dev);
+	self->dev = -1;
+
+	/* Undo (XOR again): nothing was written meanwhile. */
+	ASSERT_EQ(0, corrupt(self->pool, 16, 4));
+	ASSERT_EQ(0, corrupt(self->pool, 0x1000 + 16, 4));
+	ASSERT_EQ(0, reload());
+	self->dev = dev_open();
+	ASSERT_LE(0, self->dev);
+	ASSERT_EQ(0, wait_state(self->pool, "online", 10));
+	EXPECT_EQ(0, region_bad_words(self->dev, "pt-a", 5));
+}
+
+/*
+ * Damaged table entries (both slots): the pool is degraded, nothing is created on
+ * it; the undamaged table is as it was.
+ */
+TEST_F_TIMEOUT(persist, bad_table, 120)
+{
+	char err[128];
+
+	if (!can_corrupt())
+		SKIP(return, "no host corruption channel (cxlt-corrupt)");
+	ASSERT_EQ(0, make_region(self->dev, "pt-a", self->pool, 6));
+	close(self->dev);
+	self->dev = -1;
+
+	/* Every slot of the 256 entries (0x4000 + 256 * 512 bytes). */
+	ASSERT_EQ(0, corrupt(self->pool, 0x4000, 0x20000));
+	ASSERT_EQ(0, reload());
+	self->dev = dev_open();
+	ASSERT_LE(0, self->dev);
+	EXPECT_EQ(0, wait_state(self->pool, "degraded", 10));
+	ASSERT_EQ(0, cxlt_readf(err, sizeof(err), POOLS "/%s/%s", self->pool, "error"));
+	EXPECT_NE(NULL, strstr(err, "unreadable"));
+	EXPECT_EQ(-EROFS, pcreate(self->dev, "pt-b", MiB, self->pool, NULL));
+	close(self->dev);
+	self->dev = -1;
+
+	ASSERT_EQ(0, corrupt(self->pool, 0x4000, 0x20000));
+	ASSERT_EQ(0, reload());
+	self->dev = dev_open();
+	ASSERT_LE(0, self->dev);
+	ASSERT_EQ(0, wait_state(self->pool, "online", 10));
+	EXPECT_EQ(0, region_bad_words(self->dev, "pt-a", 6));
 }
 
 TEST_HARNESS_MAIN
