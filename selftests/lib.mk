@@ -18,7 +18,7 @@ all: $(PROGS) $(addprefix $(O)/,$(TEST_PROGS)) $(O)/config
 
 # Every test names its timeout (TEST_F_TIMEOUT): the harness's default of 30 s is too
 # short for some guests and too long for most tests (see lib/cxlt_test.h).
-$(O)/%: %.c $(wildcard $(ROOT)/selftests/lib/*.h) | $(O)
+$(O)/%: %.c $(wildcard $(ROOT)/selftests/lib/*.h) $(ROOT)/include/uapi/linux/cxltier.h | $(O)
 	@if grep -nE '^(TEST|TEST_F|TEST_SIGNAL|TEST_F_SIGNAL)\(' $<; then \
 		echo "$<: give every test an explicit timeout (TEST_F_TIMEOUT)" >&2; exit 1; fi
 	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)

@@ -751,8 +751,8 @@ static const struct verb {
 	[V_DESTROY] = { "destroy", 3, _IOC_WRITE, sizeof(struct cxltier_destroy) },
 	[V_LIST] = { "list", 4, _IOC_READ | _IOC_WRITE, sizeof(struct cxltier_list) },
 	[V_STAT] = { "stat", 5, _IOC_READ | _IOC_WRITE, sizeof(struct cxltier_stat),
-		     offsetof(struct cxltier_stat, reserved) +
-		     sizeof(((struct cxltier_stat *)0)->reserved) },
+		     offsetof(struct cxltier_stat, pool_offset) +
+		     sizeof(((struct cxltier_stat *)0)->pool_offset) },
 	[V_SETPOL] = { "set-policy", 6, _IOC_WRITE, sizeof(struct cxltier_set_policy) },
 	[V_HINT] = { "hint", 7, _IOC_WRITE, sizeof(struct cxltier_hint) },
 	[V_PAGES] = { "pages", 8, _IOC_READ | _IOC_WRITE, sizeof(struct cxltier_pages) },
@@ -1263,8 +1263,9 @@ static int body_create(struct req *q)
 		es_add(&q->x.st[ST_VALID], e);
 	c->id = rnd();		/* (out): ignored on input */
 	w[0] = 0;
-	gen_reserved(&c->reserved0, sizeof(c->reserved0) + sizeof(c->reserved), &q->x, w,
-		     sizeof(w));
+	/* reserved0, then pool (only with CXLTIER_CREATE_PERSISTENT) and reserved. */
+	gen_reserved(&c->reserved0, sizeof(c->reserved0) + sizeof(c->pool) + sizeof(c->reserved),
+		     &q->x, w, sizeof(w));
 	wcat(q, "%s", w);
 	m = e ? -1 : find_live_name(c->name);
 	if (m >= 0)
@@ -1650,7 +1651,8 @@ static int body_stat(struct req *q, struct stat_arrays *sa)
 	for (i = 0; i < 8; i++)		/* (out) fields: ignored on input */
 		((uint32_t *)&s->length)[i] = rnd();
 	w[0] = 0;
-	gen_reserved(s->reserved, sizeof(s->reserved), &q->x, w, sizeof(w));
+	/* pool and pool_offset are (out), and must be zero on input. */
+	gen_reserved(s->pool, sizeof(s->pool) + sizeof(s->pool_offset), &q->x, w, sizeof(w));
 	wcat(q, "%s", w);
 	if ((s->node_count && !s->node_pages) || (s->blade_count && !s->blade_pages))
 		es_add(&q->x.st[ST_VALID], EFAULT);

@@ -6,7 +6,7 @@
  * device; each is a pool (formatted here if it is not yet).  A persistent region is
  * created on a pool, mapped like any region, and its contents outlive the module:
  * the reload test unloads cxltier.ko and loads it again, and the region is listed
- * with its data.  Reboots and crashes are the crash loop's (qemu/crash-test).
+ * with its data.  Reboots and crashes are the crash loop's (make crash-test, tests/crash/).
  */
 #include <glob.h>
 #include <signal.h>

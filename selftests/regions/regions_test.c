@@ -1017,9 +1017,12 @@ TEST_F_TIMEOUT(bad_input, flags_and_reserved, 10)
 	c.nodes[CXLTIER_NODE_WORDS - 1] = 1ULL << 63;	/* node 1023 */
 	EXPECT_EQ(-EINVAL, xioctl(self->dev, CXLTIER_IOC_CREATE, &c));
 	c.nodes[CXLTIER_NODE_WORDS - 1] = 0;
-	c.reserved[3] = 1;
+	c.reserved = 1;
 	EXPECT_EQ(-EINVAL, xioctl(self->dev, CXLTIER_IOC_CREATE, &c));
-	c.reserved[3] = 0;
+	c.reserved = 0;
+	c.pool[0] = 'x';	/* a pool without CXLTIER_CREATE_PERSISTENT */
+	EXPECT_EQ(-EINVAL, xioctl(self->dev, CXLTIER_IOC_CREATE, &c));
+	c.pool[0] = 0;
 	c.reserved0 = 1;
 	EXPECT_EQ(-EINVAL, xioctl(self->dev, CXLTIER_IOC_CREATE, &c));
 	c.reserved0 = 0;
