@@ -11,7 +11,9 @@
 # its checkers when it is built (skipped otherwise).  qemu/qmp's usage errors and
 # unreachable sockets are checked without a guest; one boot of "single" has the guest
 # run QMP commands through the request channel (cxlt-qmp) and leaves no server
-# behind.  Prints TAP.
+# behind.  The corrupt request flips bytes of a device file and nothing outside the
+# run's folder (without a guest), and a boot of "persist" has two pmem regions whose
+# bytes the guest sees flipped after cxlt-corrupt.  Prints TAP.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RUN=$ROOT/qemu/run
@@ -86,6 +88,40 @@ else
 fi
 rm -rf "$dir"
 
+# The corrupt request, served without QEMU: bytes flipped in place, names outside the
+# folder refused.
+dir=$(mktemp -d)
+mkdir "$dir/files"
+printf 'abcdefgh' >"$dir/files/blade1.pmem"
+echo secret >"$dir/outside"
+ln -s ../outside "$dir/files/link"
+out=$(printf '%s\n' '1 corrupt {"file": "blade1.pmem", "offset": 2, "length": 3}' \
+	'2 corrupt {"file": "../outside", "offset": 0, "length": 1}' \
+	'3 corrupt {"file": "link", "offset": 0, "length": 1}' \
+	'4 corrupt {"file": "blade1.pmem", "offset": 6, "length": 3}' \
+	'5 corrupt {"file": "blade1.pmem", "offset": 0}' |
+	"$QMP" --socket "$dir/none.sock" --serve --files "$dir/files" 2>/dev/null)
+want='1 ok {"file": "blade1.pmem", "offset": 2, "length": 3}
+2 error corrupt: '"'"'../outside'"'"' is not a file name of this run (a plain name, no path)
+3 error corrupt: no file '"'"'link'"'"' among this run'"'"'s device files (blade1.pmem link)
+4 error corrupt: 6+3 is beyond the end of blade1.pmem (8 bytes)
+5 error corrupt: want {"file": NAME, "offset": N, "length": N}'
+name="qmp --serve corrupt flips bytes of a file of --files and nothing outside it"
+if [ "$out" = "$want" ] && [ "$(od -An -tx1 "$dir/files/blade1.pmem" | tr -d ' ')" = 61629c9b9a666768 ] &&
+	[ "$(cat "$dir/outside")" = secret ]; then
+	ok "$name"
+else
+	not_ok "$name" "$out"
+fi
+out=$(echo '6 corrupt {"file": "blade1.pmem", "offset": 0, "length": 1}' |
+	"$QMP" --socket "$dir/none.sock" --serve 2>/dev/null)
+if [ "$out" = "6 error corrupt: this run has no persistent device files" ]; then
+	ok "qmp --serve refuses corrupt without --files"
+else
+	not_ok "qmp --serve refuses corrupt without --files" "$out"
+fi
+rm -rf "$dir"
+
 expect "command's exit status comes back" 7 "" -- --topology single --timeout 120 -- \
 	sh -c 'exit 7'
 expect "guest panic is reported" 125 "guest kernel panicked" -- --topology single \
@@ -140,6 +176,43 @@ if left=$(pgrep -af -- "$dir/qmp.sock"); then
 	not_ok "the request server ends with the run" "$left"
 else
 	ok "the request server ends with the run"
+fi
+rm -rf "$dir"
+
+# Corruption from the guest (persist, both devices): the guest reads 16 bytes of
+# blade1's pmem region through a raw namespace (nd_pmem), has the host flip them
+# (cxlt-corrupt), reads them again, and the host finds them flipped in the file.  Its
+# own persist folder: the shared one belongs to other runs.  Measured here: 10-12 s.
+dir=$(mktemp -d)
+truncate -s 256M "$dir/blade1.pmem"
+printf 'cxlt-corrupt-me!' | dd of="$dir/blade1.pmem" bs=1 seek=8192 conv=notrunc status=none
+# shellcheck disable=SC2016  # (expanded in the guest)
+out=$(CXLT_PERSIST_DIR=$dir "$RUN" --topology persist --no-module --timeout 120 -- bash -c '
+	D=/sys/bus/cxl/devices
+	for r in $(cd $D && ls -d region*); do
+		[ "$(cat $D/$r/mode)" = pmem ] || continue
+		echo "pmem $r $(($(cat $D/$r/size)))"
+		m=$(basename "$(readlink -f "$D/$(cat $D/$r/target0)/../uport")")
+		[ "$(cat $D/$m/serial)" = 0x1001 ] && r1=$r
+	done
+	modprobe nd_pmem && ndctl create-namespace -r "$r1" -m raw >/dev/null || exit 3
+	dev=/dev/$(ndctl list -N -r "$r1" | sed -n "s/.*\"blockdev\":\"\(pmem[0-9]*\)\".*/\1/p")
+	rd() { echo 3 >/proc/sys/vm/drop_caches; dd if=$dev bs=16 skip=512 count=1 status=none; }
+	echo "before $(rd)"
+	cxlt-corrupt "$r1" 8192 16 || exit 4
+	echo "after $(rd | od -An -tx1 | tr -d " \n")"
+	cxlt-corrupt --file ../blade0.pmem 0 1; echo "traversal=$?"' 2>&1)
+rc=$?
+name="persist: two committed pmem regions; cxlt-corrupt flips bytes the guest then reads"
+flipped=$(dd if="$dir/blade1.pmem" bs=1 skip=8192 count=16 status=none | od -An -tx1 | tr -d ' \n')
+if [ $rc -eq 0 ] && [ "$(grep -c '^pmem region[0-9]* 268435456$' <<<"$out")" = 2 ] &&
+	grep -qx 'before cxlt-corrupt-me!' <<<"$out" &&
+	grep -qx '{"file": "blade1.pmem", "offset": 8192, "length": 16}' <<<"$out" &&
+	grep -qx 'after 9c87938bd29c908d8d8a8f8bd2929ade' <<<"$out" &&
+	grep -qx 'traversal=1' <<<"$out" && [ "$flipped" = 9c87938bd29c908d8d8a8f8bd2929ade ]; then
+	ok "$name"
+else
+	not_ok "$name" "exit $rc, file $flipped: $(tr '\n' ' ' <<<"$out")"
 fi
 rm -rf "$dir"
 
