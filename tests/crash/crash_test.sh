@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tests/crash/crash_test.sh [--trials N] [--seed N] [--dir DIR] [--mib N] [--keep] [-v]
+# tests/crash/crash_test.sh --check PREV-LOG CUR-LOG
 #
 # The host-driven crash loop (make crash-test TRIALS=N): boot the persist topology
 # TRIALS + 1 times on the same device files (fresh ones at the start), run
@@ -31,13 +32,23 @@
 #   --dir DIR   the device files and logs (default: a new folder in $TMPDIR, removed
 #               at the end unless --keep or a trial failed)
 #   --mib N     checkpoint size (default 3)   -v  show each boot's worker lines
+#   --check     only compare two boots' console logs as the loop does, print what is
+#               torn or lost; exit 1 when anything is
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RUN=$ROOT/qemu/run
 PROG=crash-test
-usage() { sed -n '3,33p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,36p' "$0" | sed 's/^# \{0,1\}//'; }
 die_usage() { echo "$PROG: $* (see $0 --help)" >&2; exit 2; }
+
+# --check PREV CUR: only compare two boots' logs (tests/rig checks the checker).
+CHECK_ONLY=()
+if [ "${1:-}" = --check ]; then
+	[ $# -eq 3 ] || die_usage "--check needs PREV and CUR"
+	CHECK_ONLY=("$2" "$3")
+	set --
+fi
 
 trials=30 seed=$((RANDOM * 32768 + RANDOM)) dir='' mib=3 keep=0 verbose=0
 while [ $# -gt 0 ]; do
@@ -61,7 +72,9 @@ if ! [[ $mib =~ ^[0-9]+$ ]] || [ "$mib" -lt 1 ]; then
 fi
 RANDOM=$seed
 
-if [ -n "$dir" ]; then
+if [ ${#CHECK_ONLY[@]} -gt 0 ]; then
+	:
+elif [ -n "$dir" ]; then
 	mkdir -p "$dir" || die_usage "cannot create $dir"
 	dir=$(cd "$dir" && pwd)
 	rm -f "$dir"/blade*.* "$dir"/boot*.log
@@ -85,7 +98,7 @@ trap 'exit 130' INT TERM
 BOOT_TIMEOUT=300 LINE_TIMEOUT=120
 
 torn=0 lost=0 errors=0 done_trials=0
-echo "$PROG: $trials trials, seed $seed, files in $dir"
+[ ${#CHECK_ONLY[@]} -gt 0 ] || echo "$PROG: $trials trials, seed $seed, files in $dir"
 
 # boot I ARGS...: start boot I of the loop in the background, its console in boot$I.log.
 boot() {
@@ -128,7 +141,8 @@ harness_error() {	# harness_error I MESSAGE
 	sed 's/^/    | /' "$dir/boot$1.log" | tail -n 15
 }
 
-# check PREV CUR: compare what boot CUR found with what boot PREV's lines said;
+# check PREV CUR: compare what the boot of log CUR found with what the lines of log
+# PREV (the boot before, killed) said;
 # prints "torn: ..." and "lost: ..." lines, nothing when all is well.
 check() {
 	awk '
@@ -139,7 +153,7 @@ check() {
 		R = 0
 		if ($2 ~ /^gen=/) { R = substr($2, 5) + 0 }
 	}
-	file == 1 && $1 == "region" { exp[$2] = substr($3, 6) + 0 }
+	file == 1 && $1 == "region" { want[$2] = substr($3, 6) + 0 }
 	file == 1 && $1 == "ready" { next_op = substr($2, 6) }
 	file == 1 && $1 == "begin" { B = $2 + 0 }
 	file == 1 && $1 == "committed" { C = $2 + 0 }
@@ -148,7 +162,7 @@ check() {
 		next_op = ""
 	}
 	file == 1 && $1 == "done" {
-		if ($2 == "create") exp[$3] = $4 + 0; else delete exp[$3]
+		if ($2 == "create") want[$3] = $4 + 0; else delete want[$3]
 		inflight = ""
 		next_op = substr($NF, 6)
 	}
@@ -180,7 +194,7 @@ check() {
 		if (inflight == "") inflight = next_op
 		split(inflight, f, ":")
 		for (n in obs) all[n] = 1
-		for (n in exp) all[n] = 1
+		for (n in want) all[n] = 1
 		for (n in all) {
 			if (body[n] == "bad") { print "torn: " n " holds content of no seed"; continue }
 			if (n == f[2] && f[1] == "create") {
@@ -189,15 +203,15 @@ check() {
 				continue
 			}
 			if (n == f[2] && f[1] == "destroy") {
-				if ((n in obs) && obs[n] != exp[n])
-					print "torn: " n " (destroy in flight) holds seed " obs[n] ", not " exp[n]
+				if ((n in obs) && obs[n] != want[n])
+					print "torn: " n " (destroy in flight) holds seed " obs[n] ", not " want[n]
 				continue
 			}
-			if ((n in exp) && !(n in obs)) print "lost: " n " (seed " exp[n] ") is missing"
-			else if (!(n in exp)) print "torn: " n " was destroyed (or never created) but is there, seed " obs[n]
-			else if (obs[n] != exp[n]) print "torn: " n " holds seed " obs[n] ", not " exp[n]
+			if ((n in want) && !(n in obs)) print "lost: " n " (seed " want[n] ") is missing"
+			else if (!(n in want)) print "torn: " n " was destroyed (or never created) but is there, seed " obs[n]
+			else if (obs[n] != want[n]) print "torn: " n " holds seed " obs[n] ", not " want[n]
 		}
-	}' <(lines "$dir/boot$1.log") <(lines "$dir/boot$2.log")
+	}' <(lines "$1") <(lines "$2") || echo "error: the check failed"
 }
 
 # pick_kill I: wait for the moment chosen for boot I and kill QEMU; what it waited
@@ -235,6 +249,13 @@ pick_kill() {
 	return 0
 }
 
+if [ ${#CHECK_ONLY[@]} -gt 0 ]; then
+	out=$(check "${CHECK_ONLY[@]}")
+	[ -n "$out" ] && echo "$out"
+	[ -z "$out" ]
+	exit
+fi
+
 t0=$SECONDS
 for ((i = 0; i <= trials; i++)); do
 	b0=$SECONDS
@@ -267,7 +288,7 @@ for ((i = 0; i <= trials; i++)); do
 	fi
 	[ $verbose -eq 1 ] && lines "$dir/boot$i.log" | sed 's/^/    /'
 	if [ "$i" -gt 0 ]; then
-		out=$(check $((i - 1)) "$i")
+		out=$(check "$dir/boot$((i - 1)).log" "$dir/boot$i.log")
 		done_trials=$((done_trials + 1))
 		grep -q '^torn: ' <<<"$out" && torn=$((torn + 1))
 		grep -q '^lost: ' <<<"$out" && lost=$((lost + 1))
