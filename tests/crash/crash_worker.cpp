@@ -18,16 +18,19 @@
  * derived from the seed: seed 0 is a create whose content was not finished
  * (body "-", not checked).  Then, until killed or --seconds pass, two threads:
  *
+ *   crashw ready next=OP
  *   crashw begin G / crashw committed G          checkpoints of a few MiB, sync and
  *                                                 async commits, generations G+1...
- *   crashw intent create NAME S / crashw done create NAME S
- *   crashw intent destroy NAME / crashw done destroy NAME
+ *   crashw intent create NAME S / crashw done create NAME S next=OP
+ *   crashw intent destroy NAME / crashw done destroy NAME next=OP
  *                                                 persistent regions created (with
  *                                                 content) and destroyed
  *
  * Churn op k of a run is on slot mix(seed, k) % --slots: a destroy when the slot's
- * region exists, else a create with seed seed * 100000 + k.  The host replays the
- * same rule, so it knows the op that may have begun after the last line it saw.
+ * region exists, else a create with seed seed * 100000 + k.  OP announces the next
+ * one ("destroy:NAME" or "create:NAME:SEED"), so the host knows the op that may have
+ * begun after the last line it saw.  Every line ends in " .": a line the kill cut
+ * short is not taken for a whole one.
  *
  *   cxlt-crash-worker [--first] [--verify-only] [--seed N] [--mib N] [--slots N]
  *                     [--region-kib N] [--seconds N] [--name NAME]
