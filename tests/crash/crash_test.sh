@@ -10,8 +10,8 @@
 # worker's lines, then check what the next boot finds.  Boot 0 formats the pools and
 # creates the checkpoint (two copies, one per device); boots 1..N-1 restore, check,
 # commit and churn until killed; the last boot only restores and checks.  Each kill
-# comes (at random, from --seed) while a commit runs (a random delay after a
-# "begin G" line), right after a region create or destroy began, or at a random time.
+# comes (at random, from --seed) while a commit runs (0-1.2 s after a
+# "begin G" line, a commit taking about 1 s), right after a region create or destroy began, or at a random time.
 #
 # Checked after each kill, from the lines seen before it:
 #   checkpoint  restored generation >= the last one seen committed (else lost),
@@ -221,7 +221,7 @@ pick_kill() {
 	case $kind in
 	0)	# while a commit runs
 		start=$(lines "$dir/boot$i.log" | sed -n 's/^restore gen=\([0-9]*\) .*/\1/p')
-		g=$((${start:-0} + 1 + RANDOM % 3)) ms=$((RANDOM % 600))
+		g=$((${start:-0} + 1 + RANDOM % 3)) ms=$((RANDOM % 1200))
 		what="${ms} ms after begin $g"
 		wait_for "$i" "^begin $g\$"
 		rc=$?
