@@ -10,8 +10,9 @@
 # worker's lines, then check what the next boot finds.  Boot 0 formats the pools and
 # creates the checkpoint (two copies, one per device); boots 1..N-1 restore, check,
 # commit and churn until killed; the last boot only restores and checks.  Each kill
-# comes (at random, from --seed) while a commit runs (0-1.2 s after a
-# "begin G" line, a commit taking about 1 s), right after a region create or destroy began, or at a random time.
+# comes (at random, from --seed) while a commit runs or just after (0-1.2 s after a
+# "begin G" line; a commit takes about 0.9 s), right after a region create or destroy
+# began, or at a random time.
 #
 # Checked after each kill, from the lines seen before it:
 #   checkpoint  restored generation >= the last one seen committed (else lost),
@@ -39,7 +40,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RUN=$ROOT/qemu/run
 PROG=crash-test
-usage() { sed -n '3,36p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,37p' "$0" | sed 's/^# \{0,1\}//'; }
 die_usage() { echo "$PROG: $* (see $0 --help)" >&2; exit 2; }
 
 # --check PREV CUR: only compare two boots' logs (tests/rig checks the checker).
