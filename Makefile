@@ -17,6 +17,9 @@
 #                     into $CXLT_KCACHE once per machine (qemu/build-debug-kernel)
 #   make check-debug  build the module and a guest image for the debug kernel and run
 #                     every guest selftests group on it (T=dir: one group)
+#   make crash-test   the host-driven crash loop: TRIALS=N (default 30) kills of QEMU
+#                     during checkpoint commits and region creates and destroys
+#                     (tests/crash/crash_test.sh); ends "N trials, T torn, L lost"
 #
 # KDIR selects the kernel build tree; it defaults to the Debian 6.12 headers that
 # scripts/setup unpacks into .cache/ (the guest kernel).  On a real CXL host use
@@ -31,7 +34,7 @@ BUILD  ?= $(ROOT)/build
 KMAKE  = $(MAKE) -C $(KDIR) M=$(ROOT) W=1
 
 .PHONY: all module userspace selftests sparse checkpatch check demo bench-sim bench setup \
-	guest clean debug-kernel debug-module debug-guest check-debug guest-tools
+	guest clean debug-kernel debug-module debug-guest check-debug guest-tools crash-test
 
 all: module userspace selftests
 
@@ -91,6 +94,13 @@ debug-guest: debug-module guest-tools selftests
 # The guest part of `make check` on the debug kernel (the host tests do not change).
 check-debug: debug-guest
 	@CXLT_BUILD=$(BUILD) scripts/check --guest-only --kernel debug $(if $(T),--only $(T))
+
+# The crash loop needs only the module, the tools and the worker in the image.
+TRIALS ?= 30
+crash-test: module guest-tools
+	cmake --build $(BUILD) --target cxlt-crash-worker
+	qemu/build-guest --build $(BUILD)
+	@CXLT_BUILD=$(BUILD) tests/crash/crash_test.sh --trials $(TRIALS)
 
 demo: all guest
 	@CXLT_BUILD=$(BUILD) qemu/demo

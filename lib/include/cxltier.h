@@ -602,6 +602,273 @@ uint64_t cxltier_region_list_get_size(const struct cxltier_region_list *list, si
 enum cxltier_region_policy cxltier_region_list_get_policy(const struct cxltier_region_list *list,
 							  size_t i);
 
+/*
+ * Persistent regions.  A persistent region lives on a pool (below): persistent CXL
+ * memory whose regions, with their names, owners, modes and contents, survive a
+ * crash, a reboot and the module's unload.  It is opened, mapped and destroyed like
+ * any region; it is never migrated, so policies, hints and page nodes do not apply
+ * (-EINVAL).  Its memory is mapped directly: a store is durable once written back
+ * from the CPU caches (CLWB or CLFLUSHOPT, then SFENCE), which the checkpoints
+ * below do.  Destroying one removes it from its pool durably at once.
+ *
+ * Create persistent region @name of @size bytes (a nonzero multiple of the page
+ * size) on pool @pool ("region3", see cxltier_pool_get_first()), or, with @pool
+ * NULL or "", on the online pool with the most free space.  @mode and *@id as
+ * cxltier_region_create().  Besides the errors of regions:
+ *   -EINVAL  @pool is not a pool name (empty is fine: any pool)
+ *   -ENODEV  no such pool online (none at all, for any pool)
+ *   -ENOSPC  no room on the pool
+ */
+int cxltier_region_create_persistent(struct cxltier_ctx *ctx, const char *name, uint64_t size,
+				     unsigned int mode, const char *pool, uint32_t *id);
+
+/* 1 for a persistent region, else 0. */
+int cxltier_region_info_is_persistent(const struct cxltier_region_info *info);
+/* 1 for a persistent region whose pool's device failed or went: access gets SIGBUS. */
+int cxltier_region_info_is_lost(const struct cxltier_region_info *info);
+/* A persistent region's pool ("region3"), "" for other regions. */
+const char *cxltier_region_info_get_pool(const struct cxltier_region_info *info);
+/* A persistent region's byte offset in its pool's CXL region, 0 for other regions. */
+uint64_t cxltier_region_info_get_pool_offset(const struct cxltier_region_info *info);
+
+/* --- Pools: persistent CXL memory for persistent regions ------------------ */
+
+/*
+ * A pool is a CXL pmem region the module keeps persistent regions on (pools/<region>/
+ * in the module's sysfs tree).  Pools belong to the context's snapshot like blades
+ * (cxltier_refresh() reads them again); a module without pools has none.
+ */
+struct cxltier_pool;
+
+/* Pool state; values are ABI, new ones are only ever appended. */
+enum cxltier_pool_state {
+	CXLTIER_POOL_STATE_UNKNOWN = 0,     /* text this library does not know */
+	CXLTIER_POOL_STATE_UNFORMATTED = 1, /* holds no pool: cxltier_pool_format() it */
+	CXLTIER_POOL_STATE_ONLINE = 2,      /* in service: persistent regions may be made */
+	CXLTIER_POOL_STATE_BAD = 3,         /* its metadata is damaged (see the error) */
+	CXLTIER_POOL_STATE_LOST = 4,        /* its device failed or went: regions are lost */
+	CXLTIER_POOL_STATE_BUSY = 5,        /* the CXL region is used otherwise (see the error) */
+};
+
+/* Pools, in region number order. */
+struct cxltier_pool *cxltier_pool_get_first(struct cxltier_ctx *ctx);
+struct cxltier_pool *cxltier_pool_get_next(struct cxltier_pool *pool);
+struct cxltier_pool *cxltier_pool_get_by_name(struct cxltier_ctx *ctx, const char *name);
+struct cxltier_ctx *cxltier_pool_get_ctx(const struct cxltier_pool *pool);
+
+/* The CXL pmem region's name, "region3". */
+const char *cxltier_pool_get_name(const struct cxltier_pool *pool);
+enum cxltier_pool_state cxltier_pool_get_state(const struct cxltier_pool *pool);
+/* Bytes usable for persistent regions, and of those not in use. */
+uint64_t cxltier_pool_get_size(const struct cxltier_pool *pool);
+uint64_t cxltier_pool_get_free(const struct cxltier_pool *pool);
+/* Persistent regions on it. */
+unsigned int cxltier_pool_get_nr_regions(const struct cxltier_pool *pool);
+/* The blades (memdevs) its memory is on, NULL-terminated, in name order. */
+const char *const *cxltier_pool_get_blades(const struct cxltier_pool *pool, size_t *count);
+/* The pool's uuid, "" unless online or lost. */
+const char *cxltier_pool_get_uuid(const struct cxltier_pool *pool);
+/* Its on-device format ("1.0"), "" when unformatted. */
+const char *cxltier_pool_get_format(const struct cxltier_pool *pool);
+/* Why it is bad or busy (one line), else "". */
+const char *cxltier_pool_get_error(const struct cxltier_pool *pool);
+/* "unformatted", "online", "bad", "lost", "busy" or "unknown". */
+const char *cxltier_pool_state_name(enum cxltier_pool_state state);
+
+#define for_each_cxltier_pool(ctx, pool)                                       \
+	for ((pool) = cxltier_pool_get_first(ctx); (pool);                     \
+	     (pool) = cxltier_pool_get_next(pool))
+
+/* cxltier_pool_format(): overwrite a pool that is there (its regions are lost). */
+#define CXLTIER_POOL_FORMAT_FORCE 1
+
+/*
+ * Format the CXL pmem region @pool as an empty pool (needs root; writes pool_format).
+ * The snapshot is not refreshed.  0, or a negative errno with a one-line reason:
+ *   -EINVAL  bad name or unknown @flags;  -ENOENT  no such pool (CXL pmem region)
+ *   -EEXIST  it holds a pool already: CXLTIER_POOL_FORMAT_FORCE overwrites it,
+ *            destroying every persistent region on it
+ *   -EBUSY   in use (its regions are open or mapped, or the CXL region is busy)
+ *   -EACCES, -EPERM  needs root;  -EOPNOTSUPP  the module has no pools
+ */
+int cxltier_pool_format(struct cxltier_ctx *ctx, const char *pool, unsigned int flags);
+
+/* --- Checkpoints on persistent regions ---------------------------------------- */
+
+/*
+ * A checkpoint is a named store of one blob of state (a job's) on persistent
+ * regions, of which a commit is atomic: after a crash at any moment, restore gives
+ * the last committed generation or, if the crash came during a commit, possibly the
+ * one being committed, whole; never a mix.  Copy k of checkpoint NAME is the
+ * persistent region "NAME@k"; with two copies on pools of different blades, losing
+ * one blade loses no committed generation.  Each copy holds two slots, the newest
+ * generation and the one being written.  Data and records carry CRC32C checksums;
+ * restore takes the newest generation whose data verifies in some copy.  The
+ * format is Documentation/persistence.rst, "Checkpoint format".
+ *
+ * A checkpoint object is used by one thread at a time (its asynchronous commit runs
+ * on a thread of its own, see cxltier_ckpt_commit_async()), and one process at a
+ * time may commit to a checkpoint.  Errors are those of regions (through the
+ * region calls, with their reasons) and:
+ *   -EINVAL   bad name (1..CXLTIER_CKPT_NAME_MAX printable ASCII bytes, no '/', '@'
+ *             or blanks), capacity 0 or beyond CXLTIER_CKPT_CAPACITY_MAX, copies not
+ *             1 or 2, the same pool twice
+ *   -ENOENT   no such checkpoint;  -EEXIST  the name is taken
+ *   -EFBIG    a size beyond the capacity
+ *   -EBUSY    an asynchronous commit is running, or a commit has begun
+ *   -ENODATA  nothing committed verifies (restore)
+ *   -EPROTONOSUPPORT  a copy holds a checkpoint header or slot of a newer format
+ *             (written by a newer libcxltier): it is never written over
+ *   -ENODEV   no (or no second) pool online on blades of its own
+ */
+#define CXLTIER_CKPT_NAME_MAX 61
+/* Largest capacity: a copy of it still fits in a region. */
+#define CXLTIER_CKPT_CAPACITY_MAX ((UINT64_C(1) << 47) - 16384)
+/* Largest number of copies. */
+#define CXLTIER_CKPT_COPIES_MAX 2
+
+struct cxltier_ckpt;        /* an open checkpoint */
+struct cxltier_ckpt_params; /* how to create one */
+struct cxltier_ckpt_info;   /* what restore, verify or stat found */
+struct cxltier_ckpt_list;   /* the checkpoints that exist */
+
+/*
+ * Parameters of cxltier_ckpt_create(): capacity (bytes of state, required), copies
+ * (1 by default), the pool of each copy (default: chosen, see below) and the mode
+ * of the regions (0600 by default).  Setters check their value: -EINVAL.
+ */
+int cxltier_ckpt_params_new(struct cxltier_ckpt_params **params);
+void cxltier_ckpt_params_free(struct cxltier_ckpt_params *params);
+int cxltier_ckpt_params_set_capacity(struct cxltier_ckpt_params *params, uint64_t capacity);
+int cxltier_ckpt_params_set_copies(struct cxltier_ckpt_params *params, unsigned int copies);
+/* The pool of copy @copy ("region3"); NULL or "": chosen. */
+int cxltier_ckpt_params_set_pool(struct cxltier_ckpt_params *params, unsigned int copy,
+				 const char *pool);
+int cxltier_ckpt_params_set_mode(struct cxltier_ckpt_params *params, unsigned int mode);
+
+/*
+ * Create checkpoint @name: its copies' persistent regions, each formatted with an
+ * empty store (no generation), and open it for writing in *@ckpt.  Pools not given
+ * are chosen from the context's snapshot: the online pools with the most free
+ * space, each copy on blades no other copy uses (-ENODEV when there are not enough
+ * such pools; one copy with no pool online leaves the choice to the module).  On
+ * failure nothing is left behind.
+ */
+int cxltier_ckpt_create(struct cxltier_ctx *ctx, const char *name,
+			const struct cxltier_ckpt_params *params, struct cxltier_ckpt **ckpt);
+
+/*
+ * Open checkpoint @name for CXLTIER_REGION_READ or CXLTIER_REGION_RDWR.  Works
+ * while a copy is missing (its region gone, or lost with its pool) or bad, as long
+ * as one copy has a usable header; a commit then writes the copies that are left.
+ */
+int cxltier_ckpt_open(struct cxltier_ctx *ctx, const char *name, int access,
+		      struct cxltier_ckpt **ckpt);
+/* Waits for an asynchronous commit, then unmaps and closes.  NULL is ignored. */
+void cxltier_ckpt_close(struct cxltier_ckpt *ckpt);
+/* Destroy the copies' regions: every generation is gone.  -ENOENT when none exists. */
+int cxltier_ckpt_drop(struct cxltier_ctx *ctx, const char *name);
+
+const char *cxltier_ckpt_get_name(const struct cxltier_ckpt *ckpt);
+uint64_t cxltier_ckpt_get_capacity(const struct cxltier_ckpt *ckpt);
+/* Copies the checkpoint was created with (some may be missing now). */
+unsigned int cxltier_ckpt_get_copies(const struct cxltier_ckpt *ckpt);
+/* The newest generation committed as of the open or the last commit; 0 none. */
+uint64_t cxltier_ckpt_get_generation(const struct cxltier_ckpt *ckpt);
+/* Copies the last commit made durable (fewer than the copies when some are missing). */
+unsigned int cxltier_ckpt_get_durable_copies(const struct cxltier_ckpt *ckpt);
+
+/*
+ * Synchronous commit in three calls.  cxltier_ckpt_begin() prepares a slot for @size
+ * bytes (at most the capacity) and sets *@staging to its memory, persistent memory
+ * of the first copy: write the state there directly, or with cxltier_ckpt_write(),
+ * which copies @len bytes from @buf to offset @off.  cxltier_ckpt_commit()
+ * checksums the state, copies it to the other copy, writes it all back and then
+ * the slots' records: when it returns, generation *@generation (if not NULL) is
+ * durable in every copy that is there.  cxltier_ckpt_abort() forgets a begun commit
+ * (the last committed generation stays).  The staging memory is valid until the
+ * commit or abort.
+ */
+int cxltier_ckpt_begin(struct cxltier_ckpt *ckpt, uint64_t size, void **staging);
+int cxltier_ckpt_write(struct cxltier_ckpt *ckpt, uint64_t off, const void *buf, size_t len);
+int cxltier_ckpt_commit(struct cxltier_ckpt *ckpt, uint64_t *generation);
+int cxltier_ckpt_abort(struct cxltier_ckpt *ckpt);
+
+/*
+ * Asynchronous commit: copies @size bytes of @state into a buffer of the library's
+ * and returns; a thread of its own then writes, checksums, writes back and commits
+ * them, as cxltier_ckpt_commit() does.  The job is stalled only for the copy.  One
+ * at a time (-EBUSY while one runs, also for begin, restore and verify on the same
+ * object).  cxltier_ckpt_wait() waits for it and returns its result: 0 and its
+ * generation, or its error (the reason in the context).  cxltier_ckpt_poll() does
+ * not wait: -EINPROGRESS while it runs, else as wait.  Both: -ENOENT when no
+ * commit was started since the last wait.
+ */
+int cxltier_ckpt_commit_async(struct cxltier_ckpt *ckpt, const void *state, uint64_t size);
+int cxltier_ckpt_wait(struct cxltier_ckpt *ckpt, uint64_t *generation);
+int cxltier_ckpt_poll(struct cxltier_ckpt *ckpt, uint64_t *generation);
+
+/*
+ * Restore: the newest generation whose data verifies in some copy, read into @buf
+ * (@bufsize bytes).  Every copy's newest record is checked against its data, so
+ * *@info (if not NULL; free it with cxltier_ckpt_info_free()) tells each copy's
+ * state.  On success, when a copy is bad, missing or of a newer format,
+ * cxltier_get_last_error() of the context says which and why (else it is "").
+ *   -ENODATA  nothing committed verifies (or nothing was ever committed); the
+ *             reason says what each copy holds
+ *   -ENOBUFS  @bufsize is smaller than the generation's size; *@info is set all
+ *             the same (cxltier_ckpt_info_get_size())
+ */
+int cxltier_ckpt_restore(struct cxltier_ckpt *ckpt, void *buf, uint64_t bufsize,
+			 struct cxltier_ckpt_info **info);
+
+/* Check everything restore would, reading nothing out: every copy's data. */
+int cxltier_ckpt_verify(struct cxltier_ckpt *ckpt, struct cxltier_ckpt_info **info);
+/* The records only (fast, no data read): states assume the data checksums hold. */
+int cxltier_ckpt_stat(struct cxltier_ckpt *ckpt, struct cxltier_ckpt_info **info);
+
+/* A copy's state; values are ABI. */
+enum cxltier_ckpt_copy_state {
+	CXLTIER_CKPT_COPY_OK = 0,           /* holds the restored generation, verified */
+	CXLTIER_CKPT_COPY_STALE = 1,        /* holds an older generation, or none */
+	CXLTIER_CKPT_COPY_BAD = 2,          /* its header or newest data fails its checksum */
+	CXLTIER_CKPT_COPY_MISSING = 3,      /* its region is gone, or lost with its pool */
+	CXLTIER_CKPT_COPY_NEWER_FORMAT = 4, /* written by a newer libcxltier: not read */
+};
+/* "ok", "stale", "bad", "missing", "newer-format" or "unknown". */
+const char *cxltier_ckpt_copy_state_name(enum cxltier_ckpt_copy_state state);
+
+void cxltier_ckpt_info_free(struct cxltier_ckpt_info *info);
+/* The generation found (0: none), its size in bytes and commit time (CLOCK_REALTIME ns). */
+uint64_t cxltier_ckpt_info_get_generation(const struct cxltier_ckpt_info *info);
+uint64_t cxltier_ckpt_info_get_size(const struct cxltier_ckpt_info *info);
+uint64_t cxltier_ckpt_info_get_time_ns(const struct cxltier_ckpt_info *info);
+/* The copy it was read from, -1 if none. */
+int cxltier_ckpt_info_get_source(const struct cxltier_ckpt_info *info);
+/* Copies (as created); per copy @i: state, newest good generation, region, pool, why. */
+unsigned int cxltier_ckpt_info_get_nr_copies(const struct cxltier_ckpt_info *info);
+enum cxltier_ckpt_copy_state cxltier_ckpt_info_get_copy_state(const struct cxltier_ckpt_info *info,
+							      unsigned int i);
+uint64_t cxltier_ckpt_info_get_copy_generation(const struct cxltier_ckpt_info *info,
+					       unsigned int i);
+const char *cxltier_ckpt_info_get_copy_region(const struct cxltier_ckpt_info *info,
+					      unsigned int i);
+/* "" when unknown (the region is missing). */
+const char *cxltier_ckpt_info_get_copy_pool(const struct cxltier_ckpt_info *info, unsigned int i);
+/* Why the copy is bad, missing or newer; "" otherwise (and past the end). */
+const char *cxltier_ckpt_info_get_copy_message(const struct cxltier_ckpt_info *info,
+					       unsigned int i);
+
+/*
+ * The checkpoints that exist: names of which a region "NAME@0" or "NAME@1" exists,
+ * in name order.
+ */
+int cxltier_ckpt_list_new(struct cxltier_ctx *ctx, struct cxltier_ckpt_list **list);
+void cxltier_ckpt_list_free(struct cxltier_ckpt_list *list);
+size_t cxltier_ckpt_list_get_count(const struct cxltier_ckpt_list *list);
+/* Entry @i, NULL past the end. */
+const char *cxltier_ckpt_list_get_name(const struct cxltier_ckpt_list *list, size_t i);
+
 /* --- The event log -------------------------------------------------------- */
 
 /*

@@ -18,6 +18,7 @@
 
 #include "ctx.hpp"
 #include "export.hpp"
+#include "pool.hpp"
 #include "sysfs.hpp"
 
 // The C enum and the ABI's numbers are one and the same.
@@ -283,6 +284,10 @@ int stat_into(cxltier_ctx *ctx, int fd, const char *name, cxltier_region_info **
 	info->uid = st.uid;
 	info->gid = st.gid;
 	info->destroyed = st.region_flags & CXLTIER_REGION_DESTROYED;
+	info->persistent = st.region_flags & CXLTIER_REGION_PERSISTENT;
+	info->lost = st.region_flags & CXLTIER_REGION_LOST;
+	info->pool = std::string(st.pool, strnlen(st.pool, sizeof(st.pool)));
+	info->pool_offset = st.pool_offset;
 	info->resident = st.resident;
 	info->fast = st.fast;
 	info->fenced = st.fenced;
@@ -347,6 +352,56 @@ CXLTIER_EXPORT int cxltier_region_create(cxltier_ctx *ctx, const char *name, uin
 		auto rc = dev_ioctl(CXLTIER_IOC_CREATE, &c, "create " + quoted(name));
 		if (!rc)
 			return fail(ctx, std::move(rc).err());
+		if (id)
+			*id = c.id;
+		return 0;
+	});
+}
+
+CXLTIER_EXPORT int cxltier_region_create_persistent(cxltier_ctx *ctx, const char *name,
+						    uint64_t size, unsigned int mode,
+						    const char *pool, uint32_t *id)
+{
+	if (!ctx)
+		return -EINVAL;
+	return guarded(ctx->last_error, [&] {
+		std::optional<error> bad = check_region_name(name);
+		if (!bad)
+			bad = check_region_size(size);
+		if (!bad)
+			bad = check_region_mode(mode);
+		if (!bad && pool && *pool)
+			bad = check_pool_name(pool);
+		if (bad)
+			return fail(ctx, std::move(*bad));
+
+		struct cxltier_create c = {};
+		c.size = sizeof(c);
+		c.flags = CXLTIER_CREATE_PERSISTENT;
+		c.length = size;
+		if (mode) {
+			c.flags |= CXLTIER_CREATE_MODE;
+			c.mode = mode;
+		}
+		copy_name(c.name, name);
+		if (pool)
+			std::strncpy(c.pool, pool, sizeof(c.pool) - 1);
+		std::string where = pool && *pool ? std::string("pool ") + pool : "any pool";
+		auto rc = dev_ioctl(CXLTIER_IOC_CREATE, &c,
+				    "create persistent " + quoted(name) + " on " + where);
+		if (!rc) {
+			error e = std::move(rc).err();
+			// These two mean something else for a persistent region.
+			if (e.code == -ENODEV)
+				e.msg = "create persistent " + quoted(name) + ": " +
+					(pool && *pool ? std::string("no pool ") + pool + " online"
+						       : std::string("no pool online")) +
+					" (see cxltierctl pool list)";
+			else if (e.code == -ENOSPC)
+				e.msg = "create persistent " + quoted(name) + ": no room for " +
+					std::to_string(size) + " bytes on " + where;
+			return fail(ctx, std::move(e));
+		}
 		if (id)
 			*id = c.id;
 		return 0;
@@ -600,6 +655,26 @@ CXLTIER_EXPORT uint32_t cxltier_region_info_get_gid(const cxltier_region_info *i
 CXLTIER_EXPORT int cxltier_region_info_is_destroyed(const cxltier_region_info *info)
 {
 	return info->destroyed;
+}
+
+CXLTIER_EXPORT int cxltier_region_info_is_persistent(const cxltier_region_info *info)
+{
+	return info->persistent;
+}
+
+CXLTIER_EXPORT int cxltier_region_info_is_lost(const cxltier_region_info *info)
+{
+	return info->lost;
+}
+
+CXLTIER_EXPORT const char *cxltier_region_info_get_pool(const cxltier_region_info *info)
+{
+	return info->pool.c_str();
+}
+
+CXLTIER_EXPORT uint64_t cxltier_region_info_get_pool_offset(const cxltier_region_info *info)
+{
+	return info->pool_offset;
 }
 
 CXLTIER_EXPORT uint64_t cxltier_region_info_get_resident(const cxltier_region_info *info)

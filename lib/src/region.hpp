@@ -36,6 +36,10 @@ struct cxltier_region_info {
 	std::uint32_t uid;
 	std::uint32_t gid;
 	bool destroyed;
+	bool persistent;
+	bool lost;
+	std::string pool;	   // a persistent region's, else ""
+	std::uint64_t pool_offset; // a persistent region's, else 0
 	std::uint64_t resident;
 	std::uint64_t fast;
 	std::uint64_t fenced;

@@ -118,7 +118,12 @@ result<std::unique_ptr<snapshot>> load_snapshot(cxltier_ctx *ctx, const fs::path
 		return std::move(tiers).err();
 	snap->tiers = std::move(tiers).value();
 
-	// A missing blades/ or tiers/ reads as empty; make sure that is not because
+	auto pools = load_all<cxltier_pool>(ctx, root, "pools", load_pool);
+	if (!pools)
+		return std::move(pools).err();
+	snap->pools = std::move(pools).value();
+
+	// A missing blades/, tiers/ or pools/ reads as empty; make sure that is not because
 	// the module went away half-way through.
 	if (!still_there(root))
 		return module_missing(root);

@@ -9,6 +9,7 @@
 
 #include "blade.hpp"
 #include "cxl_region.hpp"
+#include "pool.hpp"
 #include "tier.hpp"
 
 namespace cxltier::internal {
@@ -18,6 +19,7 @@ struct snapshot {
 	std::vector<cxltier_blade> blades;	      // natural name order
 	std::vector<cxltier_cxl_region> cxl_regions; // natural name order, from libcxl
 	std::vector<cxltier_tier> tiers;	      // natural name order
+	std::vector<cxltier_pool> pools;	      // natural name order; none before pools
 	numa_nodes numa;
 };
 

@@ -11,7 +11,10 @@
 # its checkers when it is built (skipped otherwise).  qemu/qmp's usage errors and
 # unreachable sockets are checked without a guest; one boot of "single" has the guest
 # run QMP commands through the request channel (cxlt-qmp) and leaves no server
-# behind.  Prints TAP.
+# behind.  The corrupt request flips bytes of a device file and nothing outside the
+# run's folder (without a guest), and a boot of "persist" has two pmem regions whose
+# bytes the guest sees flipped after cxlt-corrupt.  The crash loop's checker finds
+# what is torn or lost in made-up logs and lets the in-flight cases pass.  Prints TAP.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RUN=$ROOT/qemu/run
@@ -86,6 +89,102 @@ else
 fi
 rm -rf "$dir"
 
+# The corrupt request, served without QEMU: bytes flipped in place, names outside the
+# folder refused.
+dir=$(mktemp -d)
+mkdir "$dir/files"
+printf 'abcdefgh' >"$dir/files/blade1.pmem"
+echo secret >"$dir/outside"
+ln -s ../outside "$dir/files/link"
+out=$(printf '%s\n' '1 corrupt {"file": "blade1.pmem", "offset": 2, "length": 3}' \
+	'2 corrupt {"file": "../outside", "offset": 0, "length": 1}' \
+	'3 corrupt {"file": "link", "offset": 0, "length": 1}' \
+	'4 corrupt {"file": "blade1.pmem", "offset": 6, "length": 3}' \
+	'5 corrupt {"file": "blade1.pmem", "offset": 0}' |
+	"$QMP" --socket "$dir/none.sock" --serve --files "$dir/files" 2>/dev/null)
+want='1 ok {"file": "blade1.pmem", "offset": 2, "length": 3}
+2 error corrupt: '"'"'../outside'"'"' is not a file name of this run (a plain name, no path)
+3 error corrupt: no file '"'"'link'"'"' among this run'"'"'s device files (blade1.pmem link)
+4 error corrupt: 6+3 is beyond the end of blade1.pmem (8 bytes)
+5 error corrupt: want {"file": NAME, "offset": N, "length": N}'
+name="qmp --serve corrupt flips bytes of a file of --files and nothing outside it"
+if [ "$out" = "$want" ] && [ "$(od -An -tx1 "$dir/files/blade1.pmem" | tr -d ' ')" = 61629c9b9a666768 ] &&
+	[ "$(cat "$dir/outside")" = secret ]; then
+	ok "$name"
+else
+	not_ok "$name" "$out"
+fi
+out=$(echo '6 corrupt {"file": "blade1.pmem", "offset": 0, "length": 1}' |
+	"$QMP" --socket "$dir/none.sock" --serve 2>/dev/null)
+if [ "$out" = "6 error corrupt: this run has no persistent device files" ]; then
+	ok "qmp --serve refuses corrupt without --files"
+else
+	not_ok "qmp --serve refuses corrupt without --files" "$out"
+fi
+rm -rf "$dir"
+
+# The crash loop's checker (tests/crash) on made-up logs: what the boot after a kill
+# may find, and what is torn or lost.  The kill came during the create of crash-r0
+# and after "committed 7" (a cut "committed 8" line does not count).
+dir=$(mktemp -d)
+CRASH=$ROOT/tests/crash/crash_test.sh
+cat >"$dir/prev" <<'EOF'
+crashw restore gen=5 size=3121152 content=ok copies=ok,ok .
+crashw region crash-r1 seed=100 body=ok .
+crashw region crash-r2 seed=0 body=- .
+crashw table n=2 .
+crashw ready next=destroy:crash-r1 .
+crashw begin 6 .
+crashw intent destroy crash-r1 .
+crashw done destroy crash-r1 next=create:crash-r3:200002 .
+crashw intent create crash-r3 200002 .
+crashw done create crash-r3 200002 next=create:crash-r0:200003 .
+crashw committed 6 .
+crashw begin 7 .
+crashw committed 7 .
+crashw begin 8 .
+crashw intent create crash-r0 200003 .
+crashw committed 8
+EOF
+good='crashw restore gen=8 size=3145728 content=ok copies=ok,ok .
+crashw region crash-r2 seed=0 body=- .
+crashw region crash-r3 seed=200002 body=ok .
+crashw region crash-r0 seed=0 body=- .
+crashw table n=3 .'
+# check_case NAME WANT SED: the good log changed by SED must give WANT ("" = nothing).
+check_case() {
+	local out
+	sed "$3" <<<"$good" >"$dir/cur"
+	out=$("$CRASH" --check "$dir/prev" "$dir/cur" 2>&1)
+	if [ "$out" = "$2" ]; then
+		ok "crash checker: $1"
+	else
+		not_ok "crash checker: $1" "got: $out"
+	fi
+}
+check_case "the newest begun generation, a create in flight half done" "" ''
+check_case "the last committed, the create in flight done" "" \
+	's/gen=8/gen=7/; s/crash-r0 seed=0 body=-/crash-r0 seed=200003 body=ok/'
+check_case "one beyond the last begun line is allowed (its line may be unseen)" "" 's/gen=8/gen=9/'
+check_case "an older generation is lost" "lost: restored generation 6, generation 7 was committed" \
+	's/gen=8/gen=6/'
+check_case "nothing restored is lost" "lost: nothing restored, generation 7 was committed" \
+	's/^crashw restore .*/crashw restore none (no checkpoint) ./'
+check_case "a generation never begun is torn" "torn: restored generation 10, the last begun was 8" \
+	's/gen=8/gen=10/'
+check_case "wrong content is torn" "torn: restored generation 8 does not hold its content" \
+	's/content=ok/content=bad/'
+check_case "a created region missing is lost" "lost: crash-r3 (seed 200002) is missing" \
+	'/crash-r3/d'
+check_case "a destroyed region back is torn" \
+	"torn: crash-r1 was destroyed (or never created) but is there, seed 100" \
+	'$a crashw region crash-r1 seed=100 body=ok .'
+check_case "a region with another seed is torn" "torn: crash-r3 holds seed 7, not 200002" \
+	's/seed=200002/seed=7/'
+check_case "the region in flight with content of no seed is torn" \
+	"torn: crash-r0 holds content of no seed" 's/crash-r0 seed=0 body=-/crash-r0 seed=0 body=bad/'
+rm -rf "$dir"
+
 expect "command's exit status comes back" 7 "" -- --topology single --timeout 120 -- \
 	sh -c 'exit 7'
 expect "guest panic is reported" 125 "guest kernel panicked" -- --topology single \
@@ -140,6 +239,43 @@ if left=$(pgrep -af -- "$dir/qmp.sock"); then
 	not_ok "the request server ends with the run" "$left"
 else
 	ok "the request server ends with the run"
+fi
+rm -rf "$dir"
+
+# Corruption from the guest (persist, both devices): the guest reads 16 bytes of
+# blade1's pmem region through a raw namespace (nd_pmem), has the host flip them
+# (cxlt-corrupt), reads them again, and the host finds them flipped in the file.  Its
+# own persist folder: the shared one belongs to other runs.  Measured here: 10-12 s.
+dir=$(mktemp -d)
+truncate -s 256M "$dir/blade1.pmem"
+printf 'cxlt-corrupt-me!' | dd of="$dir/blade1.pmem" bs=1 seek=8192 conv=notrunc status=none
+# shellcheck disable=SC2016  # (expanded in the guest)
+out=$(CXLT_PERSIST_DIR=$dir "$RUN" --topology persist --no-module --timeout 120 -- bash -c '
+	D=/sys/bus/cxl/devices
+	for r in $(cd $D && ls -d region*); do
+		[ "$(cat $D/$r/mode)" = pmem ] || continue
+		echo "pmem $r $(($(cat $D/$r/size)))"
+		m=$(basename "$(readlink -f "$D/$(cat $D/$r/target0)/../uport")")
+		[ "$(cat $D/$m/serial)" = 0x1001 ] && r1=$r
+	done
+	modprobe nd_pmem && ndctl create-namespace -r "$r1" -m raw >/dev/null || exit 3
+	dev=/dev/$(ndctl list -N -r "$r1" | sed -n "s/.*\"blockdev\":\"\(pmem[0-9]*\)\".*/\1/p")
+	rd() { echo 3 >/proc/sys/vm/drop_caches; dd if=$dev bs=16 skip=512 count=1 status=none; }
+	echo "before $(rd)"
+	cxlt-corrupt "$r1" 8192 16 || exit 4
+	echo "after $(rd | od -An -tx1 | tr -d " \n")"
+	cxlt-corrupt --file ../blade0.pmem 0 1; echo "traversal=$?"' 2>&1)
+rc=$?
+name="persist: two committed pmem regions; cxlt-corrupt flips bytes the guest then reads"
+flipped=$(dd if="$dir/blade1.pmem" bs=1 skip=8192 count=16 status=none | od -An -tx1 | tr -d ' \n')
+if [ $rc -eq 0 ] && [ "$(grep -c '^pmem region[0-9]* 268435456$' <<<"$out")" = 2 ] &&
+	grep -qx 'before cxlt-corrupt-me!' <<<"$out" &&
+	grep -qx '{"file": "blade1.pmem", "offset": 8192, "length": 16}' <<<"$out" &&
+	grep -qx 'after 9c87938bd29c908d8d8a8f8bd2929ade' <<<"$out" &&
+	grep -qx 'traversal=1' <<<"$out" && [ "$flipped" = 9c87938bd29c908d8d8a8f8bd2929ade ]; then
+	ok "$name"
+else
+	not_ok "$name" "exit $rc, file $flipped: $(tr '\n' ' ' <<<"$out")"
 fi
 rm -rf "$dir"
 
