@@ -492,7 +492,8 @@ static int cxlt_pool_attach(struct cxlt_pool *pool, u32 ways, u32 granularity)
 	pool->state = CXLT_POOL_ONLINE;
 	pool->error[0] = '\0';
 	cxlt_pool_load_regions(pool);
-	pr_info("pool %s: online, %pUb, %llu MiB for regions\n", pool->name, pool->sb.uuid,
+	pr_info("pool %s: %s, %pUb, %llu MiB for regions\n", pool->name,
+		cxlt_pool_state_names[pool->state], pool->sb.uuid,
 		le64_to_cpu(pool->sb.data_size) >> 20);
 	return 0;
 }
