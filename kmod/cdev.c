@@ -40,6 +40,7 @@
 #include "cxltier.h"
 #include "cdev.h"
 #include "events.h"
+#include "pool.h"
 #include "region.h"
 #include "region_mm.h"
 
@@ -203,8 +204,20 @@ static int cxlt_region_file_release(struct inode *inode, struct file *file)
 	struct cxlt_region *r = file->private_data;
 
 	atomic_dec(&r->nr_files);
+	cxlt_region_file_closed(r);
 	cxlt_region_put(r);
 	return 0;
+}
+
+/*
+ * msync(MS_SYNC) and fsync(): a volatile region has nothing to write back; a
+ * persistent one has its range written back from the CPU caches.
+ */
+static int cxlt_region_file_fsync(struct file *file, loff_t start, loff_t end, int datasync)
+{
+	struct cxlt_region *r = file->private_data;
+
+	return r->pool ? cxlt_pool_sync(r, start, end) : 0;
 }
 
 static const struct file_operations cxlt_region_fops = {
@@ -213,7 +226,7 @@ static const struct file_operations cxlt_region_fops = {
 	.release = cxlt_region_file_release,
 	.unlocked_ioctl = cxlt_region_file_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.fsync = noop_fsync,	/* msync(MS_SYNC): memory has nothing to write back */
+	.fsync = cxlt_region_file_fsync,
 	.llseek = noop_llseek,
 };
 
@@ -295,6 +308,21 @@ static long cxlt_ioc_create(unsigned int cmd, void __user *uarg)
 	if (a.length > CXLTIER_LENGTH_MAX) {
 		cxlt_bad(verb, "length %llu is beyond what a handle can address (%llu)", a.length,
 			 CXLTIER_LENGTH_MAX);
+		return -EINVAL;
+	}
+	if (strnlen(a.pool, sizeof(a.pool)) == sizeof(a.pool) ||
+	    memchr_inv(a.pool + strlen(a.pool), 0, sizeof(a.pool) - strlen(a.pool))) {
+		cxlt_bad(verb, "pool name has no NUL within %zu bytes, or bytes after it",
+			 sizeof(a.pool));
+		return -EINVAL;
+	}
+	if (!(a.flags & CXLTIER_CREATE_PERSISTENT) && a.pool[0]) {
+		cxlt_bad(verb, "a pool without CXLTIER_CREATE_PERSISTENT");
+		return -EINVAL;
+	}
+	if ((a.flags & CXLTIER_CREATE_PERSISTENT) &&
+	    (a.policy || memchr_inv(a.nodes, 0, sizeof(a.nodes)))) {
+		cxlt_bad(verb, "a persistent region takes no policy or nodes");
 		return -EINVAL;
 	}
 	if (a.flags & CXLTIER_CREATE_MODE ? a.mode & ~0777 : a.mode) {
@@ -518,6 +546,16 @@ static struct cxlt_region *cxlt_ioc_region(const char *verb, struct file *file,
 	return *found;
 }
 
+/* Verbs about pages and placement: a persistent region has neither. */
+static int cxlt_check_volatile(const char *verb, struct cxlt_region *r)
+{
+	if (r->pool) {
+		cxlt_bad(verb, "region %s is persistent: no pages, hints or placement", r->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* HINT on /dev/cxltier (@r NULL: select by the struct) or on a region file (@r). */
 static long cxlt_ioc_hint(struct file *file, unsigned int cmd, void __user *uarg,
 			  struct cxlt_region *r)
@@ -541,7 +579,8 @@ static long cxlt_ioc_hint(struct file *file, unsigned int cmd, void __user *uarg
 	r = cxlt_ioc_region(verb, file, r, a.flags, a.id, a.name, MAY_WRITE, &found);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
-	return cxlt_check_range(verb, r, a.offset, a.length) ?: cxlt_region_hint(r, &a);
+	return cxlt_check_volatile(verb, r) ?: cxlt_check_range(verb, r, a.offset, a.length) ?:
+	       cxlt_region_hint(r, &a);
 }
 
 /* PAGES on /dev/cxltier (@r NULL: select by the struct) or on a region file (@r). */
@@ -569,7 +608,7 @@ static long cxlt_ioc_pages(struct file *file, unsigned int cmd, void __user *uar
 	r = cxlt_ioc_region(verb, file, r, a.flags, a.id, a.name, MAY_READ, &found);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
-	return cxlt_check_range(verb, r, a.offset, PAGE_SIZE) ?:
+	return cxlt_check_volatile(verb, r) ?: cxlt_check_range(verb, r, a.offset, PAGE_SIZE) ?:
 	       cxlt_region_pages(r, &a) ?: cxlt_copy_out(cmd, uarg, &a, sizeof(a));
 }
 
@@ -594,7 +633,7 @@ static long cxlt_ioc_replace(struct file *file, unsigned int cmd, void __user *u
 	r = cxlt_ioc_region(verb, file, r, a.flags, a.id, a.name, MAY_WRITE, &found);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
-	return cxlt_check_range(verb, r, a.offset, a.length) ?:
+	return cxlt_check_volatile(verb, r) ?: cxlt_check_range(verb, r, a.offset, a.length) ?:
 	       cxlt_region_replace(r, &a) ?: cxlt_copy_out(cmd, uarg, &a, sizeof(a));
 }
 

@@ -32,6 +32,7 @@
 #include "discover.h"
 #include "failure.h"
 #include "fence.h"
+#include "pool.h"
 #include "tier.h"
 
 /*
@@ -299,6 +300,7 @@ rescan:
 		goto rescan;
 	}
 	cxlt_tiers_auto_register();
+	cxlt_pools_scan();
 	return 0;
 }
 

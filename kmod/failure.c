@@ -46,6 +46,7 @@
 #include "events.h"
 #include "failure.h"
 #include "fence.h"
+#include "pool.h"
 #include "health.h"
 #include "tier.h"
 
@@ -324,7 +325,17 @@ void cxlt_failure_bus_event(struct device *dev, unsigned long action)
 	const char *name = dev_name(dev);
 	u32 cause;
 
-	if (action != BUS_NOTIFY_UNBIND_DRIVER || !cxlt_fence_enabled())
+	if (action != BUS_NOTIFY_UNBIND_DRIVER)
+		return;
+	/*
+	 * A pool's memory going away is not a policy matter: its mappings must go
+	 * before the memory does, whatever the fence parameter says.
+	 */
+	if (cxlt_dev_is_type(dev, "cxl_memdev"))
+		cxlt_pools_blade_lost(name);
+	else if (cxlt_dev_is_type(dev, "cxl_region"))
+		cxlt_pools_region_lost(dev);
+	if (!cxlt_fence_enabled())
 		return;
 	if (cxlt_dev_is_type(dev, "cxl_memdev")) {
 		if (!cxlt_tier_has_blade(name) || cxlt_blade_fenced(name))

@@ -47,6 +47,7 @@
 #include "events.h"
 #include "fence.h"
 #include "health.h"
+#include "pool.h"
 #include "region.h"
 #include "region_mm.h"
 #include "region_types.h"
@@ -251,10 +252,10 @@ int cxlt_fence_blade(const char *blade, u32 cause, ktime_t t0)
 {
 	struct cxlt_fence_range *fr __free(kfree) =
 		kcalloc(CXLT_FENCE_MAX_TIERS, sizeof(*fr), GFP_KERNEL);
-	u64 region_pages, ram_pages;
+	u64 region_pages = 0, ram_pages = 0;
 	struct cxlt_health *h;
-	s64 region_us;
-	int n;
+	s64 region_us = 0;
+	int n, pools;
 
 	if (!fr)
 		return -ENOMEM;
@@ -264,15 +265,18 @@ int cxlt_fence_blade(const char *blade, u32 cause, ktime_t t0)
 	h = cxlt_health_find(blade, true);
 	if (!h)
 		return -ENOSPC;
+	/* Pools on the blade lose their mappings first (pool.c). */
+	pools = cxlt_pools_blade_lost(blade);
 	n = cxlt_tiers_fence(blade, NULL, fr, CXLT_FENCE_MAX_TIERS);
-	if (!n)
+	if (!n && !pools)
 		return -ENOENT;
 	/* Marked before the scan: a fault or drain that looks now sees it fenced. */
 	h->cause = cause;
 	h->time_ns = ktime_get_real_ns();
 	cxlt_health_move(h, ~0U, CXLT_SVC_FENCED);
-	cxlt_fence_scan(fr, min(n, CXLT_FENCE_MAX_TIERS), &region_pages, &ram_pages,
-			&region_us);
+	if (n)
+		cxlt_fence_scan(fr, min(n, CXLT_FENCE_MAX_TIERS), &region_pages, &ram_pages,
+				&region_us);
 	cxlt_fence_done(h, blade, cause, region_pages, ram_pages, region_us, t0);
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include "drain.h"
 #include "failure.h"
 #include "fence.h"
+#include "pool.h"
 #include "region.h"
 #include "sysfs.h"
 #include "tier.h"
@@ -46,9 +47,12 @@ static int __init cxlt_init(void)
 	rc = cxlt_regions_init();
 	if (rc)
 		goto err_discover;
-	rc = cxlt_cdev_init();
+	rc = cxlt_pools_start(cxlt_sysfs_root());
 	if (rc)
 		goto err_regions;
+	rc = cxlt_cdev_init();
+	if (rc)
+		goto err_pools;
 	rc = cxlt_daemon_init(cxlt_sysfs_root());
 	if (rc)
 		goto err_cdev;
@@ -62,6 +66,8 @@ static int __init cxlt_init(void)
 
 err_cdev:
 	cxlt_cdev_exit();
+err_pools:
+	cxlt_pools_stop(cxlt_sysfs_root());
 err_regions:
 	cxlt_regions_exit();
 err_discover:
@@ -78,6 +84,7 @@ static void __exit cxlt_exit(void)
 	cxlt_failure_exit();
 	cxlt_daemon_exit();
 	cxlt_cdev_exit();
+	cxlt_pools_stop(cxlt_sysfs_root());
 	cxlt_regions_exit();
 	cxlt_discover_exit();
 	cxlt_fence_exit();

@@ -56,6 +56,7 @@
 #include "cxltier.h"
 #include "events.h"
 #include "health.h"
+#include "pool.h"
 #include "region.h"
 #include "region_mm.h"
 #include "tier.h"
@@ -94,6 +95,12 @@ static void cxlt_region_free(struct kref *ref)
 	scoped_guard(mutex, &cxlt_regions.lock) {
 		list_del(&r->all);
 		cxlt_regions.gen++;
+	}
+	if (r->pool) {
+		/* Its files, which had the inode, are gone. */
+		cxlt_pool_region_free(r);
+		kfree(r);
+		return;
 	}
 	cxlt_region_table_free(r);
 	cxlt_user_uncharge(r->user, r->nr_pages);
@@ -202,6 +209,7 @@ int cxlt_region_may_write(struct cxlt_region *r)
  *	or freed)
  *
  * Destroyed regions are included: their pages live until their last user goes.
+ * Persistent regions are not: they have no pages to migrate or fence.
  *
  * Context: process context; takes cxlt_regions.lock.
  * Return: the number of regions in *@out, or -ENOMEM.
@@ -222,7 +230,7 @@ int cxlt_regions_snapshot(struct cxlt_region ***out, u64 *gen)
 			if (list_count_nodes(&cxlt_regions.all) > room)
 				goto again;
 			list_for_each_entry(r, &cxlt_regions.all, all)
-				if (kref_get_unless_zero(&r->ref))
+				if (!r->pool && kref_get_unless_zero(&r->ref))
 					arr[n++] = r;
 			*gen = cxlt_regions.gen;
 		}
@@ -352,9 +360,18 @@ int cxlt_region_replace(struct cxlt_region *r, struct cxltier_replace *args)
  */
 void cxlt_region_fenced(struct cxlt_region *r, struct cxltier_fenced *args)
 {
-	struct cxlt_rpage *rp = cxlt_region_entry(r, args->offset >> PAGE_SHIFT, false);
+	struct cxlt_rpage *rp;
 	struct cxlt_health *h;
 
+	/* A persistent region is fenced whole when its pool is lost. */
+	if (r->pool) {
+		if (READ_ONCE(r->lost)) {
+			args->fenced = 1;
+			args->cause = CXLTIER_CAUSE_UNBIND;
+		}
+		return;
+	}
+	rp = cxlt_region_entry(r, args->offset >> PAGE_SHIFT, false);
 	if (!rp || cxlt_rp_state(rp) != CXLT_RP_FENCED)
 		return;
 	args->fenced = 1;
@@ -436,6 +453,150 @@ static void cxlt_nodes_to_user(__u64 *words, const nodemask_t *nodes)
 			words[nid / 64] |= BIT_ULL(nid % 64);
 }
 
+/*
+ * Put @r in the name table, under a fresh id.  From then on @r belongs to the
+ * table: a DESTROY by name or by the (cyclic, predictable) id may free it as soon
+ * as the lock is dropped.  Returns 0, -EEXIST (name taken), -ENOSPC (no free id),
+ * -ENODEV (a persistent region whose pool was lost meanwhile) or -ENOMEM.
+ */
+static int cxlt_region_insert(struct cxlt_region *r, u32 *id)
+{
+	int rc;
+
+	guard(mutex)(&cxlt_regions.lock);
+	/* Pairs with the pool's lost path, which sets @lost before it unpublishes. */
+	if (READ_ONCE(r->lost))
+		return -ENODEV;
+	if (cxlt_region_find(0, 0, r->name)) {
+		pr_debug("create %s: a region of that name exists\n", r->name);
+		return -EEXIST;
+	}
+	rc = xa_alloc_cyclic(&cxlt_regions.ids, &r->id, r,
+			     XA_LIMIT(1, CXLTIER_REGION_ID_MAX), &cxlt_regions.next_id,
+			     GFP_KERNEL);
+	if (rc < 0) {
+		if (rc == -EBUSY) {
+			rc = -ENOSPC;
+			pr_debug("create %s: all %u region ids are in use\n", r->name,
+				 CXLTIER_REGION_ID_MAX);
+		}
+		return rc;
+	}
+	list_add_tail(&r->all, &cxlt_regions.all);
+	cxlt_regions.gen++;
+	cxlt_regions.nr++;
+	*id = r->id;
+	return 0;
+}
+
+/**
+ * cxlt_region_alloc_persistent() - a persistent region object, not in the table
+ * @name: its name
+ * @size: bytes, a multiple of the page size
+ * @uid: owner (initial user namespace)
+ * @gid: group
+ * @mode: permission bits
+ *
+ * The pool (pool.c) gives it space, then publishes it (cxlt_region_publish()).
+ * cxlt_region_put() frees it.
+ *
+ * Context: process context.
+ * Return: the region, with one reference, or NULL.
+ */
+struct cxlt_region *cxlt_region_alloc_persistent(const char *name, u64 size, u32 uid,
+						 u32 gid, u32 mode)
+{
+	struct cxlt_region *r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+
+	if (!r)
+		return NULL;
+	kref_init(&r->ref);
+	spin_lock_init(&r->lock);
+	INIT_LIST_HEAD(&r->all);
+	INIT_LIST_HEAD(&r->pool_link);
+	xa_init(&r->chunks);
+	strscpy(r->name, name, sizeof(r->name));
+	r->size = size;
+	r->nr_pages = size >> PAGE_SHIFT;
+	r->uid = make_kuid(&init_user_ns, uid);
+	r->gid = make_kgid(&init_user_ns, gid);
+	r->mode = mode & 0777;
+	r->policy = CXLTIER_POLICY_SLOW_ONLY;
+	atomic_long_set(&r->resident, r->nr_pages);
+	return r;
+}
+
+/**
+ * cxlt_region_publish() - list a persistent region found on a pool
+ * @r: the region, with space on its pool; the table takes over the caller's
+ *	reference on success
+ *
+ * Context: process context; takes cxlt_regions.lock.
+ * Return: 0; -EEXIST; -ENOSPC; -ENODEV; -ENOMEM (see cxlt_region_insert()).
+ */
+int cxlt_region_publish(struct cxlt_region *r)
+{
+	u32 id;
+
+	return cxlt_region_insert(r, &id);
+}
+
+/**
+ * cxlt_region_unpublish() - take a persistent region of a dropped pool out of the
+ *	name table (its data stays on the device)
+ * @r: the region, referenced by the caller
+ *
+ * Context: process context; takes cxlt_regions.lock.
+ */
+void cxlt_region_unpublish(struct cxlt_region *r)
+{
+	scoped_guard(mutex, &cxlt_regions.lock) {
+		if (xa_load(&cxlt_regions.ids, r->id) != r)
+			return;
+		xa_erase(&cxlt_regions.ids, r->id);
+		cxlt_regions.nr--;
+		scoped_guard(spinlock, &r->lock)
+			r->destroyed = true;
+	}
+	cxlt_region_put(r);	/* the name table's reference */
+}
+
+/* CREATE of a persistent region: space on a pool first, then the name. */
+static int cxlt_region_create_persistent(const struct cxltier_create *args, u32 *id)
+{
+	struct cxlt_region *r;
+	int rc;
+
+	r = cxlt_region_alloc_persistent(args->name, args->length,
+					 from_kuid(&init_user_ns, current_fsuid()),
+					 from_kgid(&init_user_ns, current_fsgid()),
+					 args->flags & CXLTIER_CREATE_MODE ? args->mode : 0600);
+	if (!r)
+		return -ENOMEM;
+	/* A taken name fails before anything is written to the pool. */
+	scoped_guard(mutex, &cxlt_regions.lock) {
+		if (cxlt_region_find(0, 0, r->name)) {
+			pr_debug("create %s: a region of that name exists\n", r->name);
+			kfree(r);
+			return -EEXIST;
+		}
+	}
+	rc = cxlt_pool_create_region(r, args->pool);
+	if (rc) {
+		kfree(r);	/* not on the pool: cxlt_region_put() would unlink it */
+		return rc;
+	}
+	pr_debug("region %s: created on pool %s, %llu bytes, mode %04o\n", r->name,
+		 cxlt_pool_name(r->pool), r->size, r->mode);
+	rc = cxlt_region_insert(r, id);
+	if (rc) {
+		/* Taken meanwhile: the entry goes again (a crash here leaves the region). */
+		cxlt_pool_destroy_region(r);
+		cxlt_region_put(r);
+	}
+	return rc;
+}
+
 /**
  * cxlt_region_create() - create a region (CXLTIER_IOC_CREATE)
  * @args: the validated arguments
@@ -443,7 +604,8 @@ static void cxlt_nodes_to_user(__u64 *words, const nodemask_t *nodes)
  *
  * Context: process context; takes cxlt_regions.lock.
  * Return: 0; -EFBIG larger than max_region_gb; -EDQUOT over the creator's per-user
- * limits (user.c); -EEXIST the name is taken; -ENOSPC no free id; -ENOMEM.
+ * limits (user.c); -EEXIST the name is taken; -ENOSPC no free id (or no room on
+ * the pool); -ENODEV no such pool online; -EROFS the pool is degraded; -ENOMEM.
  */
 int cxlt_region_create(const struct cxltier_create *args, u32 *id)
 {
@@ -455,11 +617,14 @@ int cxlt_region_create(const struct cxltier_create *args, u32 *id)
 			 args->name, args->length, READ_ONCE(max_region_gb));
 		return -EFBIG;
 	}
+	if (args->flags & CXLTIER_CREATE_PERSISTENT)
+		return cxlt_region_create_persistent(args, id);
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return -ENOMEM;
 	kref_init(&r->ref);
 	spin_lock_init(&r->lock);
+	INIT_LIST_HEAD(&r->pool_link);
 	strscpy(r->name, args->name, sizeof(r->name));
 	r->size = args->length;
 	r->nr_pages = args->length >> PAGE_SHIFT;
@@ -482,41 +647,16 @@ int cxlt_region_create(const struct cxltier_create *args, u32 *id)
 	rc = cxlt_region_inode_alloc(r);
 	if (rc)
 		goto err_table;
-
-	mutex_lock(&cxlt_regions.lock);
-	if (cxlt_region_find(0, 0, r->name)) {
-		rc = -EEXIST;
-		pr_debug("create %s: a region of that name exists\n", r->name);
-		goto err_unlock;
-	}
-	rc = xa_alloc_cyclic(&cxlt_regions.ids, &r->id, r,
-			     XA_LIMIT(1, CXLTIER_REGION_ID_MAX), &cxlt_regions.next_id,
-			     GFP_KERNEL);
-	if (rc < 0) {
-		if (rc == -EBUSY) {
-			rc = -ENOSPC;
-			pr_debug("create %s: all %u region ids are in use\n", r->name,
-				 CXLTIER_REGION_ID_MAX);
-		}
-		goto err_unlock;
-	}
-	list_add_tail(&r->all, &cxlt_regions.all);
-	cxlt_regions.gen++;
-	cxlt_regions.nr++;
-	/*
-	 * From here on @r belongs to the table: a DESTROY by name or by the (cyclic,
-	 * predictable) id may free it as soon as the lock is dropped.
-	 */
-	*id = r->id;
-	mutex_unlock(&cxlt_regions.lock);
+	rc = cxlt_region_insert(r, id);
+	if (rc)
+		goto err_inode;
 
 	pr_debug("region %s: created, id %u, %llu bytes, %s, mode %04o\n", args->name, *id,
 		 args->length, cxlt_policy_name(args->policy),
 		 args->flags & CXLTIER_CREATE_MODE ? args->mode : 0600);
 	return 0;
 
-err_unlock:
-	mutex_unlock(&cxlt_regions.lock);
+err_inode:
 	cxlt_region_inode_free(r);
 err_table:
 	cxlt_region_table_free(r);
@@ -591,6 +731,10 @@ int cxlt_region_destroy(const struct cxltier_destroy *args)
 			r->destroyed = true;
 	}
 
+	/* The table's reference keeps @r until the put below. */
+	if (r->pool && cxlt_pool_destroy_region(r))
+		pr_info("region %s: its pool %s is lost; it is forgotten here, and comes back with its pool\n",
+			r->name, cxlt_pool_name(r->pool));
 	pr_debug("region %s: destroyed, %d files and %d mappings left\n", r->name,
 		 atomic_read(&r->nr_files), atomic_read(&r->nr_maps));
 	cxlt_region_put(r);	/* the name table's reference */
@@ -672,7 +816,9 @@ int cxlt_region_stat(struct cxlt_region *r, struct cxltier_stat *args)
 
 	if (!node_pages || !blades || !names || !nodes)
 		return -ENOMEM;
-	cxlt_region_census(r, &c);
+	/* A persistent region has no pages to count. */
+	if (!r->pool)
+		cxlt_region_census(r, &c);
 
 	args->id = r->id;
 	strscpy(args->name, r->name, sizeof(args->name));
@@ -682,12 +828,20 @@ int cxlt_region_stat(struct cxlt_region *r, struct cxltier_stat *args)
 		allowed = r->nodes;
 		args->region_flags = r->destroyed ? CXLTIER_REGION_DESTROYED : 0;
 	}
+	if (r->pool) {
+		args->region_flags |= CXLTIER_REGION_PERSISTENT;
+		if (READ_ONCE(r->lost))
+			args->region_flags |= CXLTIER_REGION_LOST;
+		strscpy(args->pool, cxlt_pool_name(r->pool), sizeof(args->pool));
+		args->pool_offset = r->pool_offset;
+	}
 	cxlt_nodes_to_user(args->nodes, &allowed);
 	args->mode = r->mode;
 	args->uid = from_kuid_munged(current_user_ns(), r->uid);
 	args->gid = from_kgid_munged(current_user_ns(), r->gid);
 	args->resident = atomic_long_read(&r->resident);
-	args->fenced = atomic_long_read(&r->fenced);
+	args->fenced = r->pool ? (READ_ONCE(r->lost) ? r->nr_pages : 0) :
+				 atomic_long_read(&r->fenced);
 	args->fast = c.fast;
 	args->nr_maps = atomic_read(&r->nr_maps);
 	args->nr_files = atomic_read(&r->nr_files);
@@ -740,6 +894,11 @@ int cxlt_region_set_policy(const struct cxltier_set_policy *args)
 		pr_debug("set policy %s: only its owner (uid %u) or CAP_SYS_ADMIN may\n",
 			 r->name, from_kuid(&init_user_ns, r->uid));
 		return -EPERM;
+	}
+	if (r->pool) {
+		pr_debug("set policy %s: a persistent region has no placement policy\n",
+			 r->name);
+		return -EINVAL;
 	}
 	cxlt_nodes_from_user(&nodes, args->nodes);
 	scoped_guard(spinlock, &r->lock) {

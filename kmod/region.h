@@ -28,6 +28,10 @@ int cxlt_region_pages(struct cxlt_region *r, struct cxltier_pages *args);
 int cxlt_region_replace(struct cxlt_region *r, struct cxltier_replace *args);
 void cxlt_region_fenced(struct cxlt_region *r, struct cxltier_fenced *args);
 int cxlt_regions_snapshot(struct cxlt_region ***out, u64 *gen);
+struct cxlt_region *cxlt_region_alloc_persistent(const char *name, u64 size, u32 uid,
+						 u32 gid, u32 mode);
+int cxlt_region_publish(struct cxlt_region *r);
+void cxlt_region_unpublish(struct cxlt_region *r);
 int cxlt_region_set_policy(const struct cxltier_set_policy *args);
 int cxlt_regions_init(void);
 void cxlt_regions_exit(void);

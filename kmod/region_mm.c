@@ -73,6 +73,7 @@
 #include "cxltier.h"
 #include "events.h"
 #include "health.h"
+#include "pool.h"
 #include "region_mm.h"
 #include "region_types.h"
 #include "tier.h"
@@ -143,7 +144,14 @@ static const struct inode_operations cxlt_region_iops = {
 static const struct address_space_operations cxlt_region_aops;
 
 static struct vfsmount *cxlt_fs_mnt;
-static int cxlt_fs_cnt;		/* simple_pin_fs() users: one per region */
+static int cxlt_fs_cnt;		/* simple_pin_fs() users: one per region inode */
+
+/*
+ * Protects persistent regions' @inode and @nr_inode_users: their inode is made at
+ * the first open and dropped at the last release.  Taken in process context,
+ * around unmap_mapping_range() too (so never under the mmap lock).
+ */
+static DEFINE_MUTEX(cxlt_pinode_lock);
 
 /**
  * cxlt_region_inode_alloc() - make a region's inode, pinning the filesystem
@@ -195,6 +203,16 @@ void cxlt_region_inode_free(struct cxlt_region *r)
 	simple_release_fs(&cxlt_fs_mnt, &cxlt_fs_cnt);
 }
 
+/* A persistent region's file went (or was never made); under cxlt_pinode_lock. */
+static void cxlt_pinode_put(struct cxlt_region *r)
+{
+	lockdep_assert_held(&cxlt_pinode_lock);
+	if (--r->nr_inode_users)
+		return;
+	cxlt_region_inode_free(r);
+	r->inode = NULL;
+}
+
 /**
  * cxlt_region_inode_file() - a new file on a region's inode
  * @r: the region, referenced by the caller
@@ -209,13 +227,60 @@ struct file *cxlt_region_inode_file(struct cxlt_region *r, const char *name, int
 				    const struct file_operations *fops)
 {
 	struct file *file;
+	int rc;
 
+	if (r->pool) {
+		guard(mutex)(&cxlt_pinode_lock);
+		if (!r->inode) {
+			rc = cxlt_region_inode_alloc(r);
+			if (rc)
+				return ERR_PTR(rc);
+		}
+		r->nr_inode_users++;
+		ihold(r->inode);
+		file = alloc_file_pseudo(r->inode, cxlt_fs_mnt, name, flags, fops);
+		if (IS_ERR(file)) {
+			iput(r->inode);
+			cxlt_pinode_put(r);
+		}
+		return file;
+	}
 	/* The file's dentry takes this inode reference. */
 	ihold(r->inode);
 	file = alloc_file_pseudo(r->inode, cxlt_fs_mnt, name, flags, fops);
 	if (IS_ERR(file))
 		iput(r->inode);
 	return file;
+}
+
+/**
+ * cxlt_region_file_closed() - a region file is being released
+ * @r: its region
+ *
+ * A persistent region's inode goes with its last file, so that a persistent region
+ * nobody has open does not pin the module: rmmod detaches its pool (pool.c).
+ *
+ * Context: process context (->release).
+ */
+void cxlt_region_file_closed(struct cxlt_region *r)
+{
+	if (!r->pool)
+		return;
+	guard(mutex)(&cxlt_pinode_lock);
+	cxlt_pinode_put(r);
+}
+
+/**
+ * cxlt_region_zap() - unmap a persistent region from every process
+ * @r: the region
+ *
+ * Context: process context; takes cxlt_pinode_lock.
+ */
+void cxlt_region_zap(struct cxlt_region *r)
+{
+	guard(mutex)(&cxlt_pinode_lock);
+	if (r->inode)
+		unmap_mapping_range(r->inode->i_mapping, 0, 0, 1);
 }
 
 /* --- placement and accounting ------------------------------------------------------- */
@@ -696,6 +761,13 @@ static const struct vm_operations_struct cxlt_region_vm_ops = {
 	.fault = cxlt_region_fault,
 };
 
+/* A persistent region's mapping: its pool's memory, mapped at fault (pool.c). */
+static const struct vm_operations_struct cxlt_pregion_vm_ops = {
+	.open = cxlt_region_vm_open,
+	.close = cxlt_region_vm_close,
+	.fault = cxlt_pool_fault,
+};
+
 /**
  * cxlt_region_mmap() - ->mmap of a region file
  * @file: the region file
@@ -723,8 +795,18 @@ int cxlt_region_mmap(struct file *file, struct vm_area_struct *vma)
 			 r->name, vma->vm_pgoff, vma->vm_pgoff + pages - 1, r->nr_pages);
 		return -ENXIO;
 	}
-	vm_flags_set(vma, VM_MIXEDMAP | VM_DONTEXPAND);
-	vma->vm_ops = &cxlt_region_vm_ops;
+	if (r->pool) {
+		if (READ_ONCE(r->lost)) {
+			pr_debug("mmap region %s: its pool is lost\n", r->name);
+			return -EIO;
+		}
+		/* Pool memory has no struct pages: map it by pfn, write-back. */
+		vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+		vma->vm_ops = &cxlt_pregion_vm_ops;
+	} else {
+		vm_flags_set(vma, VM_MIXEDMAP | VM_DONTEXPAND);
+		vma->vm_ops = &cxlt_region_vm_ops;
+	}
 	vma->vm_private_data = r;
 	/* ->open is not called for the first VMA; ->close is, also if mmap fails later. */
 	atomic_inc(&r->nr_maps);

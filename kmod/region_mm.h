@@ -172,6 +172,8 @@ void cxlt_region_table_free(struct cxlt_region *r);
 struct cxlt_rpage *cxlt_region_entry(struct cxlt_region *r, unsigned long pgoff,
 				     bool alloc);
 int cxlt_region_mmap(struct file *file, struct vm_area_struct *vma);
+void cxlt_region_file_closed(struct cxlt_region *r);
+void cxlt_region_zap(struct cxlt_region *r);
 bool cxlt_node_is_fast(int nid);
 void cxlt_region_census(struct cxlt_region *r, struct cxlt_census *c);
 const char *cxlt_policy_name(u32 policy);

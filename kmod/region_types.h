@@ -19,6 +19,7 @@
 #include <linux/xarray.h>
 #include <linux/cxltier.h>
 
+struct cxlt_pool;
 struct cxlt_user;
 struct inode;
 struct mem_cgroup;
@@ -58,6 +59,22 @@ struct mem_cgroup;
  * @nr_files: open region files
  * @mig: migration counters (STAT): written by the migrator, the daemon and the
  *	kernel's migrations of the region's pages
+ *
+ * A persistent region (pool.c) has memory on a pool instead of pages: no @chunks,
+ * no charges, never migrated, and an @inode only while it has open files.
+ * @pool: its pool, referenced; NULL for a volatile region
+ * @pool_link: entry in the pool's list of regions, under the pool's rlock
+ * @pool_entry: its entry in the pool's table
+ * @pool_offset: byte offset of its memory in the pool
+ * @pool_alloc: bytes of the pool it holds
+ * @pool_freed: its entry was freed (destroyed); it holds its space until it is
+ *	freed; under the pool's lock
+ * @pool_unlisted: its dropped pool took it out of the name table; under the
+ *	pool's rlock
+ * @lost: its pool's memory failed or went: faults get SIGBUS; set once, under
+ *	the pool's gate
+ * @nr_inode_users: open files of a persistent region; its @inode exists while
+ *	there are any; under cxlt_pinode_lock (region_mm.c)
  */
 struct cxlt_region {
 	struct kref ref;
@@ -93,6 +110,15 @@ struct cxlt_region {
 		atomic64_t sampled;
 		atomic64_t accessed;
 	} mig;
+	struct cxlt_pool *pool;
+	struct list_head pool_link;
+	u32 pool_entry;
+	u64 pool_offset;
+	u64 pool_alloc;
+	bool pool_freed;
+	bool pool_unlisted;
+	bool lost;
+	unsigned int nr_inode_users;
 };
 
 #endif /* _CXLT_REGION_TYPES_H */

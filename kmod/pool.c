@@ -1,0 +1,1412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: pools
+ *
+ * A pool is a CXL pmem region that holds persistent regions: global regions whose
+ * names, owners, modes, sizes and contents survive a crash, a reboot and the
+ * module's unload.  Every committed CXL pmem region gets a directory
+ * /sys/kernel/cxltier/pools/<region>/ with its state:
+ *
+ *   unformatted  its first blocks are zero: write "regionN" to pool_format
+ *   online       formatted; its persistent regions are listed and can be opened
+ *   degraded     online, but a table entry is unreadable (both slots fail their
+ *                checksum): its regions work, nothing is created or destroyed,
+ *                since which space that entry held is unknown
+ *   bad          not a pool this module can use (bad checksums, a newer format,
+ *                assembled from other devices than it was formatted on): nothing
+ *                is written to it; "error" says why
+ *   busy         another driver claimed the memory (an nvdimm namespace)
+ *   lost         its device failed or went while it was online: its regions stay
+ *                listed, flagged lost, and every access to them gets SIGBUS
+ *
+ * An online pool claims its address range (request_mem_region()) and maps it
+ * write-back for the kernel's table updates; user mappings of its regions map the
+ * memory directly (VM_PFNMAP), so a store is persistent once written back from the
+ * CPU caches.  The on-device format is in pool_format.h and
+ * Documentation/persistence.rst.  Every table update writes one 256-byte slot and
+ * writes it back (arch_wb_cache_pmem(), then a store fence) before the call
+ * returns, so a create or destroy that returned survives a crash and one cut short
+ * leaves the entry as it was.  A create zeroes the region's space and writes it
+ * back before its entry says USED, so a region never shows another's old data.
+ *
+ * Pools follow the CXL bus: cxlt_rescan() calls cxlt_pools_scan(), which makes a
+ * pool for each new pmem region, retries pools that are not online, and drops the
+ * pools whose region is gone.  A blade going away (memdev unbind) or a pool's CXL
+ * region being unbound makes the pool lost synchronously, from the CXL bus
+ * notifier, before the memory goes: that path takes only the pool's list spinlock,
+ * its fault gate and the region inode lock, never a lock held across the CXL
+ * core's sysfs attributes (scans read those with cxlt_pools.lock held).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cleanup.h>
+#include <linux/crc32.h>
+#include <linux/io.h>
+#include <linux/ioport.h>
+#include <linux/kobject.h>
+#include <linux/libnvdimm.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/rwsem.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/sysfs.h>
+#include <linux/timekeeping.h>
+#include <linux/uuid.h>
+
+#include "cxlr.h"
+#include "cxltier.h"
+#include "devattr.h"
+#include "health.h"
+#include "pool.h"
+#include "pool_format.h"
+#include "region.h"
+#include "region_mm.h"
+
+/* Pages a fault maps beyond the one touched: a first touch is mostly followed by the next. */
+#define CXLT_POOL_PREFAULT	16
+
+enum cxlt_pool_state {
+	CXLT_POOL_UNFORMATTED,
+	CXLT_POOL_ONLINE,
+	CXLT_POOL_DEGRADED,
+	CXLT_POOL_BAD,
+	CXLT_POOL_BUSY,
+	CXLT_POOL_LOST,
+	CXLT_POOL_UNCOMMITTED,	/* the CXL region has no memory yet: not listed as a state */
+};
+
+static const char *const cxlt_pool_state_names[] = {
+	[CXLT_POOL_UNFORMATTED] = "unformatted",
+	[CXLT_POOL_ONLINE] = "online",
+	[CXLT_POOL_DEGRADED] = "degraded",
+	[CXLT_POOL_BAD] = "bad",
+	[CXLT_POOL_BUSY] = "busy",
+	[CXLT_POOL_LOST] = "lost",
+	[CXLT_POOL_UNCOMMITTED] = "uncommitted",
+};
+
+/* What the module keeps of a table entry; the device has the rest. */
+struct cxlt_pool_ent {
+	u64 seq;
+	u64 offset;
+	u64 alloc;
+	s8 cur;		/* the current slot, -1 when neither verifies */
+	u8 state;	/* CXLT_POOL_ENTRY_* */
+	bool bad;	/* a slot was written, neither verifies: space unknown */
+};
+
+/**
+ * struct cxlt_pool - a CXL pmem region as a pool
+ * @kobj: /sys/kernel/cxltier/pools/<region>; the list holds a reference, and so
+ *	does each of its regions
+ * @node: entry in cxlt_pools.list (under cxlt_pools.lock and cxlt_pools.list_lock)
+ * @dev: the CXL region, referenced
+ * @name: its name
+ * @lock: serializes attach, format and table updates; protects @state (also
+ *	written under @gate by the lost path), @error, @ents, @sb and the mapping
+ * @gate: faults hold it for reading while they map pages; the lost path takes it
+ *	for writing to set @state and the regions' @lost, so no fault maps a page
+ *	after that (see cxlt_pool_set_lost())
+ * @rlock: protects @regions; a leaf spinlock
+ * @regions: the region structs on this pool, destroyed ones still in use
+ *	included (cxlt_region.pool_link)
+ * @state: enum cxlt_pool_state
+ * @error: why the pool is bad or busy
+ * @phys: host physical address of the CXL region
+ * @size: its size
+ * @res: the claimed address range, while mapped
+ * @base: the kernel's write-back mapping, while mapped
+ * @sb: the verified superblock, while online, degraded or lost
+ * @ents: the table, @sb.table_entries entries, while online, degraded or lost
+ * @blades: memdev names of the region's targets; written under @lock and
+ *	cxlt_pools.list_lock, read under either
+ * @nr_blades: entries in @blades
+ * @seen: scratch flag of the scan in progress, under cxlt_pools.lock
+ */
+struct cxlt_pool {
+	struct kobject kobj;
+	struct list_head node;
+	struct device *dev;
+	char name[CXLTIER_POOL_NAME_MAX];
+	struct mutex lock;	/* see above */
+	struct rw_semaphore gate;
+	spinlock_t rlock;	/* @regions */
+	struct list_head regions;
+	enum cxlt_pool_state state;
+	char error[128];
+	u64 phys;
+	u64 size;
+	struct resource *res;
+	void *base;
+	struct cxlt_pool_sb sb;
+	struct cxlt_pool_ent *ents;
+	char blades[CXLT_MAX_WAYS][CXLT_NAME_LEN];
+	u32 nr_blades;
+	bool seen;
+};
+
+static struct {
+	/* Serializes scans, format, start and stop; protects @dir, @started, @dying. */
+	struct mutex lock;
+	/* Protects @list for the lost path, which must not take @lock. */
+	spinlock_t list_lock;
+	struct list_head list;
+	struct kobject *dir;
+	bool started;
+	bool dying;
+} cxlt_pools = {
+	.lock = __MUTEX_INITIALIZER(cxlt_pools.lock),
+	.list_lock = __SPIN_LOCK_UNLOCKED(cxlt_pools.list_lock),
+	.list = LIST_HEAD_INIT(cxlt_pools.list),
+};
+
+static u32 cxlt_pool_crc(const void *p, size_t len)
+{
+	return ~__crc32c_le(~0U, p, len);
+}
+
+/* Write @len bytes at @addr back to the persistence domain, and fence. */
+static void cxlt_pool_persist(void *addr, size_t len)
+{
+	arch_wb_cache_pmem(addr, len);
+	/* Orders the write-backs (CLWB is weakly ordered) before what follows. */
+	wmb();
+}
+
+const char *cxlt_pool_name(const struct cxlt_pool *pool)
+{
+	return pool->name;
+}
+
+static void cxlt_pool_put(struct cxlt_pool *pool)
+{
+	if (pool)
+		kobject_put(&pool->kobj);
+}
+
+DEFINE_FREE(cxlt_pool_put, struct cxlt_pool *, cxlt_pool_put(_T))
+
+static bool cxlt_pool_usable(const struct cxlt_pool *pool)
+{
+	return pool->state == CXLT_POOL_ONLINE || pool->state == CXLT_POOL_DEGRADED;
+}
+
+/* --- mapping ------------------------------------------------------------------------ */
+
+static void cxlt_pool_unmap(struct cxlt_pool *pool)
+{
+	if (pool->base)
+		memunmap(pool->base);
+	pool->base = NULL;
+	if (pool->res)
+		release_mem_region(pool->phys, pool->size);
+	pool->res = NULL;
+}
+
+/* Claim and map the pool's range; on failure the state and error say why. */
+static int cxlt_pool_map(struct cxlt_pool *pool)
+{
+	lockdep_assert_held(&pool->lock);
+	if (pool->base)
+		return 0;
+	pool->res = request_mem_region(pool->phys, pool->size, "cxltier pool");
+	if (!pool->res) {
+		pool->state = CXLT_POOL_BUSY;
+		snprintf(pool->error, sizeof(pool->error),
+			 "its memory is claimed by another driver (an nvdimm namespace?)");
+		return -EBUSY;
+	}
+	pool->base = memremap(pool->phys, pool->size, MEMREMAP_WB);
+	if (!pool->base) {
+		release_mem_region(pool->phys, pool->size);
+		pool->res = NULL;
+		pool->state = CXLT_POOL_BAD;
+		snprintf(pool->error, sizeof(pool->error), "cannot map its memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* --- reading the superblock and the table ---------------------------------------- */
+
+static bool cxlt_pool_sb_ok(const struct cxlt_pool_sb *sb)
+{
+	return !memcmp(sb->magic, CXLT_POOL_MAGIC, sizeof(sb->magic)) &&
+	       le32_to_cpu(sb->crc) == cxlt_pool_crc(sb, offsetof(struct cxlt_pool_sb, crc));
+}
+
+/* Serial numbers of the region's devices in position order, for the superblock. */
+static int cxlt_pool_serials(struct cxlt_pool *pool, __le64 *serials)
+{
+	u32 i;
+
+	memset(serials, 0, CXLT_POOL_SERIALS * sizeof(*serials));
+	for (i = 0; i < pool->nr_blades && i < CXLT_POOL_SERIALS; i++) {
+		struct device *mem = bus_find_device_by_name(&cxl_bus_type, NULL,
+							     pool->blades[i]);
+		u64 serial = 0;
+		int rc;
+
+		if (!mem)
+			return -ENODEV;
+		rc = cxlt_dev_attr_u64(mem, NULL, "serial", &serial);
+		put_device(mem);
+		if (rc)
+			return rc;
+		serials[i] = cpu_to_le64(serial);
+	}
+	return 0;
+}
+
+/*
+ * Is the region assembled as it was at format?  Other devices, another order or
+ * another interleave put other media behind the same offsets.
+ */
+static int cxlt_pool_check_layout(struct cxlt_pool *pool, const struct cxlt_pool_sb *sb,
+				  u32 ways, u32 granularity)
+{
+	__le64 serials[CXLT_POOL_SERIALS];
+	int rc;
+
+	if (le64_to_cpu(sb->pool_size) != pool->size || le32_to_cpu(sb->ways) != ways ||
+	    le32_to_cpu(sb->granularity) != granularity) {
+		snprintf(pool->error, sizeof(pool->error),
+			 "formatted on a %llu-byte %u-way region (granularity %u), this one is %llu bytes, %u-way (%u)",
+			 le64_to_cpu(sb->pool_size), le32_to_cpu(sb->ways),
+			 le32_to_cpu(sb->granularity), pool->size, ways, granularity);
+		return -EINVAL;
+	}
+	rc = cxlt_pool_serials(pool, serials);
+	if (rc) {
+		snprintf(pool->error, sizeof(pool->error),
+			 "cannot read its devices' serial numbers (%d)", rc);
+		return rc;
+	}
+	if (memcmp(serials, sb->serials, sizeof(serials))) {
+		snprintf(pool->error, sizeof(pool->error),
+			 "formatted on other devices (serial %#llx first), or in another order",
+			 le64_to_cpu(sb->serials[0]));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool cxlt_all_zero(const void *p, size_t len)
+{
+	return !memchr_inv(p, 0, len);
+}
+
+static struct cxlt_pool_slot *cxlt_pool_slot_addr(struct cxlt_pool *pool, u32 idx, int s)
+{
+	return pool->base + le64_to_cpu(pool->sb.table_offset) +
+	       (u64)idx * CXLT_POOL_ENTRY_SIZE + s * CXLT_POOL_SLOT_SIZE;
+}
+
+static bool cxlt_pool_slot_ok(const struct cxlt_pool_slot *s)
+{
+	return le32_to_cpu(s->magic) == CXLT_POOL_ENTRY_MAGIC &&
+	       le16_to_cpu(s->major) == CXLT_POOL_MAJOR &&
+	       le32_to_cpu(s->crc) == cxlt_pool_crc(s, offsetof(struct cxlt_pool_slot, crc)) &&
+	       le32_to_cpu(s->state) <= CXLT_POOL_ENTRY_USED;
+}
+
+/* The current slot of entry @idx, into @out; false when there is none. */
+static bool cxlt_pool_read_entry(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_ent *ent,
+				 struct cxlt_pool_slot *out)
+{
+	struct cxlt_pool_slot s[2];
+	bool ok[2];
+	int i;
+
+	memset(ent, 0, sizeof(*ent));
+	ent->cur = -1;
+	for (i = 0; i < 2; i++) {
+		memcpy(&s[i], cxlt_pool_slot_addr(pool, idx, i), sizeof(s[i]));
+		ok[i] = cxlt_pool_slot_ok(&s[i]);
+	}
+	if (!ok[0] && !ok[1]) {
+		/* Never written is free; anything else lost its contents. */
+		ent->bad = !cxlt_all_zero(s, sizeof(s));
+		return false;
+	}
+	i = ok[0] && ok[1] ? le64_to_cpu(s[1].seq) > le64_to_cpu(s[0].seq) : ok[1];
+	ent->cur = i;
+	ent->seq = le64_to_cpu(s[i].seq);
+	ent->state = le32_to_cpu(s[i].state);
+	if (ent->state == CXLT_POOL_ENTRY_USED) {
+		ent->offset = le64_to_cpu(s[i].offset);
+		ent->alloc = le64_to_cpu(s[i].alloc);
+	}
+	*out = s[i];
+	return true;
+}
+
+/* A used entry that describes space outside the data area, or no region. */
+static bool cxlt_pool_slot_sane(struct cxlt_pool *pool, const struct cxlt_pool_slot *s)
+{
+	u64 data_lo = le64_to_cpu(pool->sb.data_offset);
+	u64 data_hi = data_lo + le64_to_cpu(pool->sb.data_size);
+	u64 off = le64_to_cpu(s->offset), len = le64_to_cpu(s->length);
+	u64 alloc = le64_to_cpu(s->alloc);
+
+	return s->name[0] && strnlen(s->name, sizeof(s->name)) < sizeof(s->name) &&
+	       len && PAGE_ALIGNED(len) && alloc >= len && off >= data_lo &&
+	       off <= data_hi && alloc <= data_hi - off &&
+	       IS_ALIGNED(off, CXLT_POOL_UNIT) && le32_to_cpu(s->mode) <= 0777;
+}
+
+/* --- regions on the pool -------------------------------------------------------------- */
+
+static void cxlt_pool_link(struct cxlt_pool *pool, struct cxlt_region *r)
+{
+	kobject_get(&pool->kobj);
+	r->pool = pool;
+	scoped_guard(spinlock, &pool->rlock)
+		list_add_tail(&r->pool_link, &pool->regions);
+}
+
+/**
+ * cxlt_pool_region_free() - a persistent region is being freed: its space is free
+ * @r: the region, no longer in the name table, with no file or mapping
+ *
+ * Context: process context.
+ */
+void cxlt_pool_region_free(struct cxlt_region *r)
+{
+	struct cxlt_pool *pool = r->pool;
+
+	scoped_guard(spinlock, &pool->rlock)
+		list_del(&r->pool_link);
+	kobject_put(&pool->kobj);
+}
+
+/* Make the region objects of the table's used entries; under @pool->lock. */
+static void cxlt_pool_load_regions(struct cxlt_pool *pool)
+{
+	u32 i, n = le32_to_cpu(pool->sb.table_entries), bad = 0, skipped = 0, loaded = 0;
+	struct cxlt_pool_slot s;
+	struct cxlt_region *r;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		if (!cxlt_pool_read_entry(pool, i, &pool->ents[i], &s)) {
+			bad += pool->ents[i].bad;
+			continue;
+		}
+		if (pool->ents[i].state != CXLT_POOL_ENTRY_USED)
+			continue;
+		if (!cxlt_pool_slot_sane(pool, &s)) {
+			pool->ents[i].bad = true;
+			bad++;
+			continue;
+		}
+		r = cxlt_region_alloc_persistent(s.name, le64_to_cpu(s.length),
+						 le32_to_cpu(s.uid), le32_to_cpu(s.gid),
+						 le32_to_cpu(s.mode));
+		if (!r) {
+			skipped++;
+			continue;
+		}
+		r->pool_entry = i;
+		r->pool_offset = le64_to_cpu(s.offset);
+		r->pool_alloc = le64_to_cpu(s.alloc);
+		cxlt_pool_link(pool, r);
+		rc = cxlt_region_publish(r);
+		if (rc) {
+			pr_warn("pool %s: region %s (entry %u) not listed: %s\n", pool->name,
+				s.name, i, rc == -EEXIST ? "a region of that name exists" :
+				"no free region id");
+			skipped++;
+			/* Its space stays allocated: the entry is still USED. */
+			cxlt_region_put(r);
+			continue;
+		}
+		loaded++;
+	}
+	if (bad) {
+		pool->state = CXLT_POOL_DEGRADED;
+		snprintf(pool->error, sizeof(pool->error),
+			 "%u table entries are unreadable: no create or destroy", bad);
+		pr_err("pool %s: %u table entries fail their checksums: its regions work, but nothing is created or destroyed on it\n",
+		       pool->name, bad);
+	}
+	pr_info("pool %s: %u persistent regions%s\n", pool->name, loaded,
+		skipped ? " (some not listed, see above)" : "");
+}
+
+/* --- attach ------------------------------------------------------------------------ */
+
+/* Read the pool's superblock and table; under @pool->lock, mapped. */
+static int cxlt_pool_attach(struct cxlt_pool *pool, u32 ways, u32 granularity)
+{
+	const struct cxlt_pool_sb *a = pool->base + CXLT_POOL_SB_A;
+	const struct cxlt_pool_sb *b = pool->base + CXLT_POOL_SB_B;
+	const struct cxlt_pool_sb *sb;
+	u32 n;
+	int rc;
+
+	/* Another host may have written it (multi-host pools): read what the media has. */
+	arch_invalidate_pmem(pool->base, CXLT_POOL_TABLE_OFFSET);
+	sb = cxlt_pool_sb_ok(a) ? a : cxlt_pool_sb_ok(b) ? b : NULL;
+	if (!sb) {
+		if (cxlt_all_zero(a, sizeof(*a)) && cxlt_all_zero(b, sizeof(*b))) {
+			pool->state = CXLT_POOL_UNFORMATTED;
+			pool->error[0] = '\0';
+			return -ENODATA;
+		}
+		pool->state = CXLT_POOL_BAD;
+		snprintf(pool->error, sizeof(pool->error),
+			 "no superblock verifies (bad checksum or not a cxltier pool)");
+		return -EINVAL;
+	}
+	if (sb != a)
+		pr_warn("pool %s: superblock A fails its checksum; using copy B\n", pool->name);
+	pool->state = CXLT_POOL_BAD;
+	if (le16_to_cpu(sb->major) != CXLT_POOL_MAJOR) {
+		snprintf(pool->error, sizeof(pool->error),
+			 "format %u.%u: this module reads format %u.x",
+			 le16_to_cpu(sb->major), le16_to_cpu(sb->minor), CXLT_POOL_MAJOR);
+		return -EPROTONOSUPPORT;
+	}
+	rc = cxlt_pool_check_layout(pool, sb, ways, granularity);
+	if (rc)
+		return rc;
+	n = le32_to_cpu(sb->table_entries);
+	if (le64_to_cpu(sb->table_offset) != CXLT_POOL_TABLE_OFFSET || !n ||
+	    n > CXLT_POOL_ENTRIES || le32_to_cpu(sb->entry_size) != CXLT_POOL_ENTRY_SIZE ||
+	    le32_to_cpu(sb->unit) != CXLT_POOL_UNIT ||
+	    le64_to_cpu(sb->data_offset) < CXLT_POOL_TABLE_OFFSET + (u64)n * CXLT_POOL_ENTRY_SIZE ||
+	    le64_to_cpu(sb->data_offset) > pool->size ||
+	    le64_to_cpu(sb->data_size) > pool->size - le64_to_cpu(sb->data_offset)) {
+		snprintf(pool->error, sizeof(pool->error), "superblock has an impossible layout");
+		return -EINVAL;
+	}
+	pool->sb = *sb;
+	arch_invalidate_pmem(pool->base + CXLT_POOL_TABLE_OFFSET, (u64)n * CXLT_POOL_ENTRY_SIZE);
+	pool->ents = kvcalloc(n, sizeof(*pool->ents), GFP_KERNEL);
+	if (!pool->ents) {
+		snprintf(pool->error, sizeof(pool->error), "out of memory");
+		return -ENOMEM;
+	}
+	pool->state = CXLT_POOL_ONLINE;
+	pool->error[0] = '\0';
+	cxlt_pool_load_regions(pool);
+	pr_info("pool %s: online, %pUb, %llu MiB for regions\n", pool->name, pool->sb.uuid,
+		le64_to_cpu(pool->sb.data_size) >> 20);
+	return 0;
+}
+
+/* Try to bring a pool online when it is not; under @pool->lock. */
+static void cxlt_pool_try(struct cxlt_pool *pool, const struct cxlt_cxl_region_info *info)
+{
+	enum cxlt_pool_state old = pool->state;
+
+	if (cxlt_pool_usable(pool) || pool->state == CXLT_POOL_LOST)
+		return;
+	if (info->state != CXLT_CXLR_COMMITTED || !info->size) {
+		pool->state = CXLT_POOL_UNCOMMITTED;
+		return;
+	}
+	pool->phys = info->start;
+	pool->size = info->size;
+	scoped_guard(spinlock, &cxlt_pools.list_lock) {
+		memcpy(pool->blades, info->blades, sizeof(pool->blades));
+		pool->nr_blades = info->nr_blades;
+	}
+	for (u32 i = 0; i < info->nr_blades; i++) {
+		if (cxlt_blade_fenced(info->blades[i])) {
+			pool->state = CXLT_POOL_BAD;
+			snprintf(pool->error, sizeof(pool->error),
+				 "blade %s is fenced: restore it, then rescan", info->blades[i]);
+			goto report;
+		}
+	}
+	if (cxlt_pool_map(pool))
+		goto report;
+	if (!cxlt_pool_attach(pool, info->ways, info->granularity))
+		return;
+	/* Only an online pool keeps its claim: others are free for other drivers. */
+	cxlt_pool_unmap(pool);
+report:
+	if (pool->state != old && pool->state == CXLT_POOL_BAD)
+		pr_err("pool %s: not used: %s\n", pool->name, pool->error);
+	else if (pool->state != old && pool->state == CXLT_POOL_BUSY)
+		pr_info("pool %s: not used: %s\n", pool->name, pool->error);
+}
+
+/* --- table updates --------------------------------------------------------------------- */
+
+/* Write entry @idx's next slot from @s (seq and crc filled in here); under @pool->lock. */
+static void cxlt_pool_write_entry(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_slot *s)
+{
+	struct cxlt_pool_ent *ent = &pool->ents[idx];
+	int to = ent->cur < 0 ? 0 : !ent->cur;
+	struct cxlt_pool_slot *dst = cxlt_pool_slot_addr(pool, idx, to);
+
+	s->magic = cpu_to_le32(CXLT_POOL_ENTRY_MAGIC);
+	s->major = cpu_to_le16(CXLT_POOL_MAJOR);
+	s->minor = cpu_to_le16(CXLT_POOL_MINOR);
+	s->seq = cpu_to_le64(ent->seq + 1);
+	s->crc = cpu_to_le32(cxlt_pool_crc(s, offsetof(struct cxlt_pool_slot, crc)));
+	memcpy(dst, s, sizeof(*s));
+	cxlt_pool_persist(dst, sizeof(*s));
+	ent->cur = to;
+	ent->seq++;
+	ent->state = le32_to_cpu(s->state);
+	ent->offset = le64_to_cpu(s->offset);
+	ent->alloc = le64_to_cpu(s->alloc);
+}
+
+struct cxlt_extent {
+	u64 lo;
+	u64 hi;
+};
+
+static int cxlt_extent_cmp(const void *a, const void *b)
+{
+	const struct cxlt_extent *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/*
+ * First fit for @alloc bytes among the used entries and the regions that still
+ * hold space after their entry was freed (destroyed, still mapped); under
+ * @pool->lock.  Return: the offset, or 0 when nothing fits.
+ */
+static u64 cxlt_pool_find_space(struct cxlt_pool *pool, u64 alloc, u64 *free_total)
+{
+	u32 n = le32_to_cpu(pool->sb.table_entries), nr = 0, i;
+	u64 lo = le64_to_cpu(pool->sb.data_offset);
+	u64 end = lo + le64_to_cpu(pool->sb.data_size), found = 0, used = 0, cur;
+	struct cxlt_region *r;
+	size_t room;
+
+	scoped_guard(spinlock, &pool->rlock)
+		room = n + list_count_nodes(&pool->regions);
+	struct cxlt_extent *ext __free(kvfree) = kvmalloc_array(room, sizeof(*ext), GFP_KERNEL);
+
+	if (!ext)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (pool->ents[i].state == CXLT_POOL_ENTRY_USED && nr < room) {
+			ext[nr].lo = pool->ents[i].offset;
+			ext[nr++].hi = pool->ents[i].offset + pool->ents[i].alloc;
+		}
+	scoped_guard(spinlock, &pool->rlock) {
+		list_for_each_entry(r, &pool->regions, pool_link)
+			if (r->pool_freed && nr < room)
+				ext[nr++] = (struct cxlt_extent){ r->pool_offset,
+								  r->pool_offset + r->pool_alloc };
+	}
+	sort(ext, nr, sizeof(*ext), cxlt_extent_cmp, NULL);
+	cur = lo;
+	for (i = 0; i <= nr; i++) {
+		u64 next = i < nr ? ext[i].lo : end;
+
+		if (next > cur && !found && next - cur >= alloc)
+			found = cur;
+		if (i < nr) {
+			/* Overlaps (an entry and its region) count once. */
+			if (ext[i].hi > max(cur, ext[i].lo))
+				used += ext[i].hi - max(cur, ext[i].lo);
+			cur = max(cur, ext[i].hi);
+		}
+	}
+	if (free_total)
+		*free_total = end - lo - min(used, end - lo);
+	return found;
+}
+
+/* Zero [@off, @off + @len) of the pool and write it back; under @pool->lock. */
+static void cxlt_pool_zero(struct cxlt_pool *pool, u64 off, u64 len)
+{
+	u64 done;
+
+	for (done = 0; done < len; done += CXLT_POOL_UNIT) {
+		memset(pool->base + off + done, 0, min(CXLT_POOL_UNIT, len - done));
+		arch_wb_cache_pmem(pool->base + off + done, min(CXLT_POOL_UNIT, len - done));
+		cond_resched();
+	}
+	/* The zeroes are durable before the entry that makes them a region's. */
+	wmb();
+}
+
+static struct cxlt_pool *cxlt_pool_pick(const char *name)
+{
+	struct cxlt_pool *pool, *best = NULL;
+	u64 best_free = 0, free;
+
+	lockdep_assert_held(&cxlt_pools.lock);
+	list_for_each_entry(pool, &cxlt_pools.list, node) {
+		if (name[0]) {
+			if (!strcmp(pool->name, name))
+				return pool;
+			continue;
+		}
+		guard(mutex)(&pool->lock);
+		if (pool->state != CXLT_POOL_ONLINE)
+			continue;
+		cxlt_pool_find_space(pool, U64_MAX, &free);
+		if (!best || free > best_free) {
+			best = pool;
+			best_free = free;
+		}
+	}
+	return best;
+}
+
+/**
+ * cxlt_pool_create_region() - give a new persistent region space on a pool, durably
+ * @r: the region (cxlt_region_alloc_persistent()), not in the name table yet
+ * @name: the pool's name, or "" for the online pool with the most free space
+ *
+ * Zeroes the space, writes it back, then writes the entry: the region exists on
+ * the device when this returns.  cxlt_pool_destroy_region() undoes it.
+ *
+ * Context: process context; takes cxlt_pools.lock and the pool's lock; sleeps
+ * while zeroing.
+ * Return: 0; -ENODEV no such pool, or not online; -EROFS the pool is degraded;
+ * -ENOSPC no free entry or space; -ENOMEM.
+ */
+int cxlt_pool_create_region(struct cxlt_region *r, const char *name)
+{
+	u64 alloc = round_up(r->size, CXLT_POOL_UNIT), off;
+	struct cxlt_pool_slot s = {};
+	struct cxlt_pool *pool;
+	u32 i, n;
+
+	scoped_guard(mutex, &cxlt_pools.lock) {
+		pool = cxlt_pool_pick(name);
+		if (pool)
+			kobject_get(&pool->kobj);
+	}
+	if (!pool) {
+		pr_debug("create %s: no %s%s\n", r->name, name[0] ? "pool " : "online pool",
+			 name);
+		return -ENODEV;
+	}
+	struct cxlt_pool *pin __free(cxlt_pool_put) = pool;
+	guard(mutex)(&pool->lock);
+	if (pool->state == CXLT_POOL_DEGRADED) {
+		pr_debug("create %s: pool %s is degraded (%s)\n", r->name, pool->name,
+			 pool->error);
+		return -EROFS;
+	}
+	if (pool->state != CXLT_POOL_ONLINE) {
+		pr_debug("create %s: pool %s is %s\n", r->name, pool->name,
+			 cxlt_pool_state_names[pool->state]);
+		return -ENODEV;
+	}
+	n = le32_to_cpu(pool->sb.table_entries);
+	for (i = 0; i < n; i++)
+		if (pool->ents[i].state == CXLT_POOL_ENTRY_FREE && !pool->ents[i].bad)
+			break;
+	if (i == n) {
+		pr_debug("create %s: all %u entries of pool %s are in use\n", r->name, n,
+			 pool->name);
+		return -ENOSPC;
+	}
+	off = cxlt_pool_find_space(pool, alloc, NULL);
+	if (!off) {
+		pr_debug("create %s: no %llu contiguous bytes free in pool %s\n", r->name,
+			 alloc, pool->name);
+		return -ENOSPC;
+	}
+	cxlt_pool_zero(pool, off, alloc);
+
+	s.state = cpu_to_le32(CXLT_POOL_ENTRY_USED);
+	s.offset = cpu_to_le64(off);
+	s.length = cpu_to_le64(r->size);
+	s.alloc = cpu_to_le64(alloc);
+	s.uid = cpu_to_le32(from_kuid(&init_user_ns, r->uid));
+	s.gid = cpu_to_le32(from_kgid(&init_user_ns, r->gid));
+	s.mode = cpu_to_le32(r->mode);
+	s.ctime_ns = cpu_to_le64(ktime_get_real_ns());
+	uuid_gen((uuid_t *)s.uuid);
+	strscpy(s.name, r->name, sizeof(s.name));
+	cxlt_pool_write_entry(pool, i, &s);
+
+	r->pool_entry = i;
+	r->pool_offset = off;
+	r->pool_alloc = alloc;
+	/* Linked under the gate: a pool lost meanwhile either marks it or refuses it. */
+	scoped_guard(rwsem_read, &pool->gate) {
+		if (pool->state == CXLT_POOL_LOST)
+			return -ENODEV;
+		cxlt_pool_link(pool, r);
+	}
+	pr_debug("region %s: on pool %s, entry %u, offset %#llx, %llu bytes\n", r->name,
+		 pool->name, i, off, alloc);
+	return 0;
+}
+
+/**
+ * cxlt_pool_destroy_region() - free a persistent region's entry, durably
+ * @r: the region, taken out of the name table (or never put in)
+ *
+ * Its space stays in use until the region is freed (mappings may remain).
+ *
+ * Context: process context; takes the pool's lock.
+ * Return: 0; -ENODEV its pool is lost (nothing was written).
+ */
+int cxlt_pool_destroy_region(struct cxlt_region *r)
+{
+	struct cxlt_pool *pool = r->pool;
+	struct cxlt_pool_slot s = {};
+
+	guard(mutex)(&pool->lock);
+	if (!cxlt_pool_usable(pool))
+		return -ENODEV;
+	s.state = cpu_to_le32(CXLT_POOL_ENTRY_FREE);
+	cxlt_pool_write_entry(pool, r->pool_entry, &s);
+	r->pool_freed = true;
+	return 0;
+}
+
+/* --- faults ------------------------------------------------------------------------ */
+
+/**
+ * cxlt_pool_fault() - ->fault of a persistent region's mapping
+ * @vmf: the fault
+ *
+ * Maps the page's memory, and the next few pages, directly.  SIGBUS once the pool
+ * is lost.
+ *
+ * Context: the mmap or VMA lock held.
+ */
+vm_fault_t cxlt_pool_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct cxlt_region *r = vma->vm_private_data;
+	struct cxlt_pool *pool = r->pool;
+	unsigned long addr = vmf->address, pfn, pg;
+	vm_fault_t ret;
+	int i;
+
+	if (WARN_ON_ONCE(vmf->pgoff >= r->nr_pages))
+		return VM_FAULT_SIGBUS;
+	guard(rwsem_read)(&pool->gate);
+	if (READ_ONCE(r->lost))
+		return VM_FAULT_SIGBUS;
+	pfn = PHYS_PFN(pool->phys + r->pool_offset) + vmf->pgoff;
+	ret = vmf_insert_pfn(vma, addr, pfn);
+	if (ret & VM_FAULT_ERROR)
+		return ret;
+	for (i = 1, pg = vmf->pgoff + 1; i < CXLT_POOL_PREFAULT && pg < r->nr_pages; i++, pg++) {
+		addr += PAGE_SIZE;
+		if (addr >= vma->vm_end)
+			break;
+		if (vmf_insert_pfn(vma, addr, pfn + i) & VM_FAULT_ERROR)
+			break;
+	}
+	return ret;
+}
+
+/**
+ * cxlt_pool_sync() - write a persistent region's range back to the persistence
+ *	domain (fsync(), msync(MS_SYNC))
+ * @r: the region
+ * @start: first byte
+ * @end: last byte (LLONG_MAX: to the end)
+ *
+ * The kernel's mapping aliases the same physical lines as every user mapping, so
+ * writing its lines back writes theirs.
+ *
+ * Context: process context.
+ * Return: 0; -EIO the pool is lost.
+ */
+int cxlt_pool_sync(struct cxlt_region *r, loff_t start, loff_t end)
+{
+	struct cxlt_pool *pool = r->pool;
+	u64 lo = min_t(u64, start, r->size), hi = min_t(u64, (u64)end + 1, r->size);
+	u64 done;
+
+	guard(rwsem_read)(&pool->gate);
+	if (READ_ONCE(r->lost) || !pool->base)
+		return -EIO;
+	for (done = lo; done < hi; done += CXLT_POOL_UNIT) {
+		arch_wb_cache_pmem(pool->base + r->pool_offset + done,
+				   min(CXLT_POOL_UNIT, hi - done));
+		cond_resched();
+	}
+	/* Orders the write-backs before the caller's next store (see cxlt_pool_persist()). */
+	wmb();
+	return 0;
+}
+
+/* --- lost pools -------------------------------------------------------------------------- */
+
+/*
+ * The pool's memory is going: no fault maps it from now on, and every mapping
+ * of its regions goes.  Context: process context; sleeps; no pool lock held.
+ */
+static bool cxlt_pool_set_lost(struct cxlt_pool *pool)
+{
+	struct cxlt_region *r, **arr;
+	unsigned int n = 0, room, i;
+
+	scoped_guard(rwsem_write, &pool->gate) {
+		if (!cxlt_pool_usable(pool))
+			return false;
+		WRITE_ONCE(pool->state, CXLT_POOL_LOST);
+		scoped_guard(spinlock, &pool->rlock)
+			list_for_each_entry(r, &pool->regions, pool_link)
+				WRITE_ONCE(r->lost, true);
+	}
+	pr_warn("pool %s is lost: its persistent regions are unmapped, access gets SIGBUS\n",
+		pool->name);
+	/* The regions cannot change while they are lost; take them one by one. */
+	for (;;) {
+		scoped_guard(spinlock, &pool->rlock)
+			room = list_count_nodes(&pool->regions);
+		arr = kmalloc_array(max(room, 1U), sizeof(*arr), GFP_KERNEL);
+		if (!arr)
+			break;
+		scoped_guard(spinlock, &pool->rlock) {
+			if (list_count_nodes(&pool->regions) > room) {
+				n = UINT_MAX;
+			} else {
+				list_for_each_entry(r, &pool->regions, pool_link)
+					if (kref_get_unless_zero(&r->ref))
+						arr[n++] = r;
+			}
+		}
+		if (n != UINT_MAX)
+			break;
+		kfree(arr);
+		n = 0;
+	}
+	for (i = 0; arr && i < n; i++) {
+		cxlt_region_zap(arr[i]);
+		cxlt_region_put(arr[i]);
+	}
+	kfree(arr);
+	return true;
+}
+
+/* Pools on @match, referenced; under nothing. */
+static int cxlt_pools_collect(bool (*match)(struct cxlt_pool *pool, const void *arg),
+			      const void *arg, struct cxlt_pool **out, int room)
+{
+	struct cxlt_pool *pool;
+	int n = 0;
+
+	spin_lock(&cxlt_pools.list_lock);
+	list_for_each_entry(pool, &cxlt_pools.list, node)
+		if (n < room && match(pool, arg)) {
+			kobject_get(&pool->kobj);
+			out[n++] = pool;
+		}
+	spin_unlock(&cxlt_pools.list_lock);
+	return n;
+}
+
+static bool cxlt_pool_on_blade(struct cxlt_pool *pool, const void *blade)
+{
+	u32 i;
+
+	for (i = 0; i < pool->nr_blades; i++)
+		if (!strcmp(pool->blades[i], blade))
+			return true;
+	return false;
+}
+
+static bool cxlt_pool_is_dev(struct cxlt_pool *pool, const void *dev)
+{
+	return pool->dev == dev;
+}
+
+static int cxlt_pools_lost(bool (*match)(struct cxlt_pool *pool, const void *arg),
+			   const void *arg)
+{
+	struct cxlt_pool *pools[16];
+	int n, i, lost = 0;
+
+	n = cxlt_pools_collect(match, arg, pools, ARRAY_SIZE(pools));
+	for (i = 0; i < n; i++) {
+		lost += cxlt_pool_set_lost(pools[i]);
+		kobject_put(&pools[i]->kobj);
+	}
+	return lost;
+}
+
+/**
+ * cxlt_pools_blade_lost() - a blade is going away: its pools are lost
+ * @blade: the memdev's name
+ *
+ * Context: process context, from the CXL bus notifier or a fence; sleeps.
+ * Return: the number of pools that were online and are lost now.
+ */
+int cxlt_pools_blade_lost(const char *blade)
+{
+	return cxlt_pools_lost(cxlt_pool_on_blade, blade);
+}
+
+/**
+ * cxlt_pools_region_lost() - a CXL region is being unbound: a pool on it is lost
+ * @region: the cxl_region device
+ *
+ * Context: process context, from the CXL bus notifier; sleeps.
+ */
+void cxlt_pools_region_lost(struct device *region)
+{
+	cxlt_pools_lost(cxlt_pool_is_dev, region);
+}
+
+/* --- sysfs ------------------------------------------------------------------------------ */
+
+static struct cxlt_pool *to_pool(struct kobject *kobj)
+{
+	return container_of(kobj, struct cxlt_pool, kobj);
+}
+
+static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct cxlt_pool *pool = to_pool(kobj);
+	enum cxlt_pool_state st = READ_ONCE(pool->state);
+
+	return sysfs_emit(buf, "%s\n", cxlt_pool_state_names[st]);
+}
+
+static ssize_t error_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct cxlt_pool *pool = to_pool(kobj);
+
+	guard(mutex)(&pool->lock);
+	return sysfs_emit(buf, "%s\n", pool->error);
+}
+
+/* Size, free bytes and regions of a pool with a table; zeros otherwise. */
+static void cxlt_pool_usage(struct cxlt_pool *pool, u64 *size, u64 *free, u32 *regions)
+{
+	u32 i, n;
+
+	*size = *free = 0;
+	*regions = 0;
+	guard(mutex)(&pool->lock);
+	if (!pool->ents)
+		return;
+	*size = le64_to_cpu(pool->sb.data_size);
+	cxlt_pool_find_space(pool, U64_MAX, free);
+	n = le32_to_cpu(pool->sb.table_entries);
+	for (i = 0; i < n; i++)
+		*regions += pool->ents[i].state == CXLT_POOL_ENTRY_USED;
+}
+
+static ssize_t size_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	u64 size, free;
+	u32 nr;
+
+	cxlt_pool_usage(to_pool(kobj), &size, &free, &nr);
+	return sysfs_emit(buf, "%llu\n", size);
+}
+
+static ssize_t free_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	u64 size, free;
+	u32 nr;
+
+	cxlt_pool_usage(to_pool(kobj), &size, &free, &nr);
+	return sysfs_emit(buf, "%llu\n", free);
+}
+
+static ssize_t regions_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	u64 size, free;
+	u32 nr;
+
+	cxlt_pool_usage(to_pool(kobj), &size, &free, &nr);
+	return sysfs_emit(buf, "%u\n", nr);
+}
+
+static ssize_t blades_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct cxlt_pool *pool = to_pool(kobj);
+	int len = 0;
+	u32 i;
+
+	spin_lock(&cxlt_pools.list_lock);
+	for (i = 0; i < pool->nr_blades; i++)
+		len += sysfs_emit_at(buf, len, "%s%s", i ? " " : "", pool->blades[i]);
+	spin_unlock(&cxlt_pools.list_lock);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+static ssize_t uuid_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct cxlt_pool *pool = to_pool(kobj);
+
+	guard(mutex)(&pool->lock);
+	if (!pool->ents)
+		return sysfs_emit(buf, "\n");
+	return sysfs_emit(buf, "%pUb\n", pool->sb.uuid);
+}
+
+static ssize_t format_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct cxlt_pool *pool = to_pool(kobj);
+
+	guard(mutex)(&pool->lock);
+	if (!pool->ents)
+		return sysfs_emit(buf, "\n");
+	return sysfs_emit(buf, "%u.%u\n", le16_to_cpu(pool->sb.major),
+			  le16_to_cpu(pool->sb.minor));
+}
+
+static struct kobj_attribute pool_attr_state = __ATTR_RO(state);
+static struct kobj_attribute pool_attr_error = __ATTR_RO(error);
+static struct kobj_attribute pool_attr_size = __ATTR_RO(size);
+static struct kobj_attribute pool_attr_free = __ATTR_RO(free);
+static struct kobj_attribute pool_attr_regions = __ATTR_RO(regions);
+static struct kobj_attribute pool_attr_blades = __ATTR_RO(blades);
+static struct kobj_attribute pool_attr_uuid = __ATTR_RO(uuid);
+static struct kobj_attribute pool_attr_format = __ATTR_RO(format);
+
+static struct attribute *cxlt_pool_attrs[] = {
+	&pool_attr_state.attr,
+	&pool_attr_error.attr,
+	&pool_attr_size.attr,
+	&pool_attr_free.attr,
+	&pool_attr_regions.attr,
+	&pool_attr_blades.attr,
+	&pool_attr_uuid.attr,
+	&pool_attr_format.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(cxlt_pool);
+
+static void cxlt_pool_release(struct kobject *kobj)
+{
+	struct cxlt_pool *pool = to_pool(kobj);
+
+	kvfree(pool->ents);
+	put_device(pool->dev);
+	kfree(pool);
+}
+
+static const struct kobj_type cxlt_pool_ktype = {
+	.release = cxlt_pool_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = cxlt_pool_groups,
+};
+
+/* --- format -------------------------------------------------------------------------- */
+
+/* Write a new, empty pool; under @pool->lock, mapped, no region on it. */
+static int cxlt_pool_write_format(struct cxlt_pool *pool, u32 ways, u32 granularity)
+{
+	u64 table_end = CXLT_POOL_TABLE_OFFSET + (u64)CXLT_POOL_ENTRIES * CXLT_POOL_ENTRY_SIZE;
+	u64 data = round_up(table_end, CXLT_POOL_UNIT);
+	struct cxlt_pool_sb sb = {};
+	int rc;
+
+	if (pool->size < data + CXLT_POOL_UNIT) {
+		snprintf(pool->error, sizeof(pool->error), "too small for a pool (%llu bytes)",
+			 pool->size);
+		return -ENOSPC;
+	}
+	memcpy(sb.magic, CXLT_POOL_MAGIC, sizeof(sb.magic));
+	sb.major = cpu_to_le16(CXLT_POOL_MAJOR);
+	sb.minor = cpu_to_le16(CXLT_POOL_MINOR);
+	uuid_gen((uuid_t *)sb.uuid);
+	sb.pool_size = cpu_to_le64(pool->size);
+	sb.ways = cpu_to_le32(ways);
+	sb.granularity = cpu_to_le32(granularity);
+	rc = cxlt_pool_serials(pool, sb.serials);
+	if (rc)
+		return rc;
+	sb.table_offset = cpu_to_le64(CXLT_POOL_TABLE_OFFSET);
+	sb.table_entries = cpu_to_le32(CXLT_POOL_ENTRIES);
+	sb.entry_size = cpu_to_le32(CXLT_POOL_ENTRY_SIZE);
+	sb.data_offset = cpu_to_le64(data);
+	sb.data_size = cpu_to_le64(round_down(pool->size - data, CXLT_POOL_UNIT));
+	sb.unit = cpu_to_le32(CXLT_POOL_UNIT);
+	sb.host_slots = cpu_to_le32(CXLT_POOL_HOST_SLOTS);
+	sb.host_offset = cpu_to_le64(CXLT_POOL_HOST_OFFSET);
+	sb.host_size = cpu_to_le32(CXLT_POOL_HOST_SIZE);
+	sb.format_ns = cpu_to_le64(ktime_get_real_ns());
+	sb.crc = cpu_to_le32(cxlt_pool_crc(&sb, offsetof(struct cxlt_pool_sb, crc)));
+
+	/*
+	 * Superblocks last: a format cut short leaves either the old superblock over
+	 * an empty table (formatting over a pool empties it) or none.
+	 */
+	memset(pool->base + CXLT_POOL_SB_A, 0, 2 * 4096);
+	cxlt_pool_persist(pool->base + CXLT_POOL_SB_A, 2 * 4096);
+	memset(pool->base + CXLT_POOL_HOST_OFFSET, 0, table_end - CXLT_POOL_HOST_OFFSET);
+	cxlt_pool_persist(pool->base + CXLT_POOL_HOST_OFFSET, table_end - CXLT_POOL_HOST_OFFSET);
+	memcpy(pool->base + CXLT_POOL_SB_A, &sb, sizeof(sb));
+	cxlt_pool_persist(pool->base + CXLT_POOL_SB_A, sizeof(sb));
+	memcpy(pool->base + CXLT_POOL_SB_B, &sb, sizeof(sb));
+	cxlt_pool_persist(pool->base + CXLT_POOL_SB_B, sizeof(sb));
+	return 0;
+}
+
+static int cxlt_pool_format(const char *name, bool force)
+{
+	struct cxlt_cxl_region_info *info __free(kfree) = kmalloc(sizeof(*info), GFP_KERNEL);
+	struct cxlt_pool *pool = NULL, *p;
+	u32 nr;
+	int rc;
+
+	if (!info)
+		return -ENOMEM;
+	guard(mutex)(&cxlt_pools.lock);
+	list_for_each_entry(p, &cxlt_pools.list, node)
+		if (!strcmp(p->name, name))
+			pool = p;
+	if (!pool) {
+		pr_info("pool_format: no CXL pmem region %s\n", name);
+		return -ENODEV;
+	}
+	rc = cxlt_cxl_region_info(pool->dev, info);
+	if (rc)
+		return rc;
+	guard(mutex)(&pool->lock);
+	switch (pool->state) {
+	case CXLT_POOL_UNFORMATTED:
+		break;
+	case CXLT_POOL_BAD:
+		if (force)
+			break;
+		pr_info("pool_format: %s holds data that is not a usable pool (%s); write \"%s force\" to overwrite it\n",
+			name, pool->error, name);
+		return -EEXIST;
+	case CXLT_POOL_ONLINE:
+	case CXLT_POOL_DEGRADED:
+		scoped_guard(spinlock, &pool->rlock)
+			nr = list_count_nodes(&pool->regions);
+		if (force && !nr)
+			break;
+		pr_info("pool_format: %s is a pool with %u region%s%s\n", name, nr,
+			nr == 1 ? "" : "s",
+			nr ? "; destroy them first" : "; write \"<name> force\" to empty it");
+		return nr ? -EBUSY : -EEXIST;
+	default:
+		pr_info("pool_format: %s is %s\n", name, cxlt_pool_state_names[pool->state]);
+		return -EBUSY;
+	}
+	if (info->state != CXLT_CXLR_COMMITTED || !info->size)
+		return -EBUSY;
+	pool->phys = info->start;
+	pool->size = info->size;
+	rc = cxlt_pool_map(pool);
+	if (rc)
+		return rc;
+	kvfree(pool->ents);
+	pool->ents = NULL;
+	rc = cxlt_pool_write_format(pool, info->ways, info->granularity);
+	if (!rc)
+		rc = cxlt_pool_attach(pool, info->ways, info->granularity);
+	if (rc) {
+		pr_err("pool_format: %s: %s\n", name, pool->error);
+		cxlt_pool_unmap(pool);
+		return rc;
+	}
+	pr_info("pool %s: formatted\n", name);
+	return 0;
+}
+
+static ssize_t pool_format_store(struct kobject *kobj, struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	char *copy __free(kfree) = kstrndup(buf, PAGE_SIZE, GFP_KERNEL);
+	char *p, *name, *opt;
+	int rc;
+
+	if (!copy)
+		return -ENOMEM;
+	p = strim(copy);
+	name = strsep(&p, " \t");
+	opt = p ? strim(p) : NULL;
+	if (!name || !*name || strlen(name) >= CXLTIER_POOL_NAME_MAX ||
+	    (opt && *opt && strcmp(opt, "force"))) {
+		pr_info("pool_format: expected \"regionN\" or \"regionN force\"\n");
+		return -EINVAL;
+	}
+	rc = cxlt_pool_format(name, opt && *opt);
+	return rc ? rc : count;
+}
+
+static struct kobj_attribute cxlt_pool_format_attr = __ATTR_WO(pool_format);
+
+/* --- following the CXL bus ----------------------------------------------------------------- */
+
+/*
+ * Drop a pool whose CXL region is gone: its regions leave the name table (their
+ * data stays on the device), its mapping and claim go.
+ */
+static void cxlt_pool_drop(struct cxlt_pool *pool, bool lost)
+{
+	struct cxlt_region *r;
+
+	lockdep_assert_held(&cxlt_pools.lock);
+	/* Before the regions leave the table: a create racing with this then fails. */
+	if (lost)
+		cxlt_pool_set_lost(pool);
+	scoped_guard(spinlock, &cxlt_pools.list_lock)
+		list_del(&pool->node);
+	for (;;) {
+		r = NULL;
+		scoped_guard(spinlock, &pool->rlock) {
+			list_for_each_entry(r, &pool->regions, pool_link)
+				if (!r->pool_unlisted && kref_get_unless_zero(&r->ref))
+					break;
+			if (list_entry_is_head(r, &pool->regions, pool_link))
+				r = NULL;
+			else
+				r->pool_unlisted = true;
+		}
+		if (!r)
+			break;
+		cxlt_region_unpublish(r);
+		cxlt_region_put(r);
+	}
+	scoped_guard(mutex, &pool->lock)
+		cxlt_pool_unmap(pool);
+	kobject_del(&pool->kobj);
+	kobject_put(&pool->kobj);
+}
+
+static struct cxlt_pool *cxlt_pool_new(struct device *dev)
+{
+	struct cxlt_pool *pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	int rc;
+
+	if (!pool)
+		return NULL;
+	mutex_init(&pool->lock);
+	init_rwsem(&pool->gate);
+	spin_lock_init(&pool->rlock);
+	INIT_LIST_HEAD(&pool->regions);
+	pool->dev = get_device(dev);
+	pool->state = CXLT_POOL_UNCOMMITTED;
+	strscpy(pool->name, dev_name(dev), sizeof(pool->name));
+	kobject_init(&pool->kobj, &cxlt_pool_ktype);
+	rc = kobject_add(&pool->kobj, cxlt_pools.dir, "%s", pool->name);
+	if (rc) {
+		kobject_put(&pool->kobj);
+		return NULL;
+	}
+	if (sysfs_create_link(&pool->kobj, &dev->kobj, "device"))
+		pr_warn("pool %s: no device link\n", pool->name);
+	return pool;
+}
+
+struct cxlt_pool_scan {
+	struct device *devs[64];
+	int n;
+};
+
+static int cxlt_pool_scan_one(struct device *dev, void *arg)
+{
+	struct cxlt_pool_scan *scan = arg;
+
+	if (scan->n < ARRAY_SIZE(scan->devs) && device_is_registered(dev) &&
+	    cxlt_dev_is_type(dev, "cxl_region"))
+		scan->devs[scan->n++] = get_device(dev);
+	return 0;
+}
+
+/**
+ * cxlt_pools_scan() - bring the pools up to date with the CXL bus
+ *
+ * Context: process context (rescans); takes cxlt_pools.lock.
+ */
+void cxlt_pools_scan(void)
+{
+	struct cxlt_cxl_region_info *info __free(kfree) = kmalloc(sizeof(*info), GFP_KERNEL);
+	struct cxlt_pool_scan *scan __free(kfree) = kzalloc(sizeof(*scan), GFP_KERNEL);
+	struct cxlt_pool *pool, *tmp;
+	int i;
+
+	if (!info || !scan)
+		return;
+	guard(mutex)(&cxlt_pools.lock);
+	if (!cxlt_pools.started || cxlt_pools.dying)
+		return;
+	bus_for_each_dev(&cxl_bus_type, NULL, scan, cxlt_pool_scan_one);
+	/* A lost pool goes; its region, if still there, is a new pool below. */
+	list_for_each_entry_safe(pool, tmp, &cxlt_pools.list, node) {
+		pool->seen = false;
+		if (READ_ONCE(pool->state) == CXLT_POOL_LOST)
+			cxlt_pool_drop(pool, false);
+	}
+	for (i = 0; i < scan->n; i++) {
+		struct device *dev = scan->devs[i];
+
+		if (cxlt_cxl_region_info(dev, info) || strcmp(info->mode, "pmem"))
+			continue;
+		pool = NULL;
+		list_for_each_entry(tmp, &cxlt_pools.list, node)
+			if (tmp->dev == dev)
+				pool = tmp;
+		/* In use, but its memory went (decommitted): lost, then a new pool. */
+		if (pool && cxlt_pool_usable(pool) && info->state != CXLT_CXLR_COMMITTED) {
+			cxlt_pool_drop(pool, true);
+			pool = NULL;
+		}
+		if (!pool) {
+			pool = cxlt_pool_new(dev);
+			if (!pool)
+				continue;
+			scoped_guard(spinlock, &cxlt_pools.list_lock)
+				list_add_tail(&pool->node, &cxlt_pools.list);
+		}
+		pool->seen = true;
+		scoped_guard(mutex, &pool->lock)
+			cxlt_pool_try(pool, info);
+	}
+	for (i = 0; i < scan->n; i++)
+		put_device(scan->devs[i]);
+	list_for_each_entry_safe(pool, tmp, &cxlt_pools.list, node)
+		if (!pool->seen)
+			cxlt_pool_drop(pool, true);
+}
+
+/**
+ * cxlt_pools_start() - publish pools/ and pool_format, and attach the pools
+ * @root: /sys/kernel/cxltier
+ *
+ * Context: module init, after the region table is set up.
+ * Return: 0 or a negative errno, with nothing left.
+ */
+int cxlt_pools_start(struct kobject *root)
+{
+	int rc;
+
+	cxlt_pools.dir = kobject_create_and_add("pools", root);
+	if (!cxlt_pools.dir)
+		return -ENOMEM;
+	rc = sysfs_create_file(root, &cxlt_pool_format_attr.attr);
+	if (rc) {
+		kobject_put(cxlt_pools.dir);
+		return rc;
+	}
+	scoped_guard(mutex, &cxlt_pools.lock)
+		cxlt_pools.started = true;
+	cxlt_pools_scan();
+	return 0;
+}
+
+/**
+ * cxlt_pools_stop() - detach every pool: its regions leave the name table
+ * @root: /sys/kernel/cxltier
+ *
+ * Context: module exit, before the region table goes; no region file is open (they
+ * pin the module).
+ */
+void cxlt_pools_stop(struct kobject *root)
+{
+	struct cxlt_pool *pool, *tmp;
+
+	guard(mutex)(&cxlt_pools.lock);
+	cxlt_pools.dying = true;
+	list_for_each_entry_safe(pool, tmp, &cxlt_pools.list, node)
+		cxlt_pool_drop(pool, false);
+	sysfs_remove_file(root, &cxlt_pool_format_attr.attr);
+	kobject_put(cxlt_pools.dir);
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The on-device format of a pool: what a CXL pmem region holds so that the
+ * persistent regions on it survive crashes and reboots.  Documentation/persistence.rst
+ * ("Pool format") is the reference; this file is its code.  Little endian, fixed
+ * offsets from the start of the pool's CXL region, every record with a CRC32C
+ * (Castagnoli, initial value and final XOR ~0) of its other bytes.
+ *
+ *   0x000000  superblock, copy A (512 bytes used of a 4 KiB block)
+ *   0x001000  superblock, copy B (the same bytes; either one that verifies is used)
+ *   0x002000  host area: an allocation lock and 63 host records (multi-host pools;
+ *             written zero by format 1.0, which has one host)
+ *   0x004000  region table: @table_entries entries of two 256-byte slots
+ *   @data_offset  region data, in units of @unit bytes (2 MiB)
+ *
+ * The superblock never changes after format.  A table entry changes by writing its
+ * slot that is not current (sequence number one higher, CRC over the rest) and
+ * writing it back to the persistence domain: a torn write leaves a slot whose CRC
+ * fails and the other slot, the entry as it was, stays current.  Which space is in
+ * use follows from the entries alone, so one entry update is a whole transaction.
+ */
+#ifndef _CXLT_POOL_FORMAT_H
+#define _CXLT_POOL_FORMAT_H
+
+#include <linux/types.h>
+
+#define CXLT_POOL_MAGIC		"CXLTPOOL"
+#define CXLT_POOL_MAJOR		1	/* readers refuse a newer major */
+#define CXLT_POOL_MINOR		0	/* newer minors only add what older ones ignore */
+
+#define CXLT_POOL_SB_A		0x0000
+#define CXLT_POOL_SB_B		0x1000
+#define CXLT_POOL_HOST_OFFSET	0x2000
+#define CXLT_POOL_HOST_SLOTS	64	/* slot 0 is the allocation lock */
+#define CXLT_POOL_HOST_SIZE	128
+#define CXLT_POOL_TABLE_OFFSET	0x4000
+#define CXLT_POOL_ENTRIES	256
+#define CXLT_POOL_SLOT_SIZE	256
+#define CXLT_POOL_ENTRY_SIZE	(2 * CXLT_POOL_SLOT_SIZE)
+#define CXLT_POOL_UNIT		(2ULL << 20)
+#define CXLT_POOL_SERIALS	16
+
+/**
+ * struct cxlt_pool_sb - the superblock
+ * @magic: CXLT_POOL_MAGIC
+ * @major: format major version
+ * @minor: format minor version
+ * @flags: zero
+ * @uuid: the pool's identity, made at format
+ * @pool_size: size of the CXL region at format, bytes
+ * @ways: its interleave ways at format
+ * @granularity: its interleave granularity at format, bytes
+ * @serials: serial numbers of its devices in interleave position order; the
+ *	layout that maps pool offsets to device media.  A region assembled
+ *	differently puts other bytes at those offsets: the pool is then refused.
+ * @table_offset: byte offset of the region table
+ * @table_entries: entries in it
+ * @entry_size: bytes per entry (two slots)
+ * @data_offset: byte offset of the first data unit
+ * @data_size: bytes of data units
+ * @unit: allocation unit, bytes
+ * @host_slots: records in the host area (slot 0: the allocation lock)
+ * @host_offset: byte offset of the host area
+ * @host_size: bytes per host record
+ * @reserved0: zero
+ * @format_ns: when it was formatted, CLOCK_REALTIME
+ * @reserved: zero
+ * @crc: CRC32C of the bytes before it
+ */
+struct cxlt_pool_sb {
+	u8 magic[8];
+	__le16 major;
+	__le16 minor;
+	__le32 flags;
+	u8 uuid[16];
+	__le64 pool_size;
+	__le32 ways;
+	__le32 granularity;
+	__le64 serials[CXLT_POOL_SERIALS];
+	__le64 table_offset;
+	__le32 table_entries;
+	__le32 entry_size;
+	__le64 data_offset;
+	__le64 data_size;
+	__le32 unit;
+	__le32 host_slots;
+	__le64 host_offset;
+	__le32 host_size;
+	__le32 reserved0;
+	__le64 format_ns;
+	u8 reserved[268];
+	__le32 crc;
+} __packed;
+
+#define CXLT_POOL_ENTRY_MAGIC	0x52544c43	/* "CLTR" */
+#define CXLT_POOL_ENTRY_FREE	0
+#define CXLT_POOL_ENTRY_USED	1
+
+/**
+ * struct cxlt_pool_slot - one slot of a region table entry
+ * @magic: CXLT_POOL_ENTRY_MAGIC
+ * @major: format major version that wrote it
+ * @minor: format minor version that wrote it
+ * @seq: update number of the entry; the valid slot with the higher one is current
+ * @state: CXLT_POOL_ENTRY_FREE or _USED
+ * @flags: zero
+ * @offset: byte offset of the region's data in the pool (a multiple of @unit)
+ * @length: the region's size in bytes
+ * @alloc: bytes allocated at @offset (@length rounded up to @unit)
+ * @uid: owner (initial user namespace)
+ * @gid: group
+ * @mode: permission bits
+ * @host: host record index of the host that wrote it (0: single host)
+ * @ctime_ns: when the region was created, CLOCK_REALTIME
+ * @uuid: the region's identity, made at create
+ * @name: its name, NUL-terminated
+ * @reserved: zero
+ * @crc: CRC32C of the bytes before it
+ */
+struct cxlt_pool_slot {
+	__le32 magic;
+	__le16 major;
+	__le16 minor;
+	__le64 seq;
+	__le32 state;
+	__le32 flags;
+	__le64 offset;
+	__le64 length;
+	__le64 alloc;
+	__le32 uid;
+	__le32 gid;
+	__le32 mode;
+	__le32 host;
+	__le64 ctime_ns;
+	u8 uuid[16];
+	char name[64];
+	u8 reserved[100];
+	__le32 crc;
+} __packed;
+
+static_assert(sizeof(struct cxlt_pool_sb) == 512);
+static_assert(sizeof(struct cxlt_pool_slot) == CXLT_POOL_SLOT_SIZE);
+static_assert(CXLT_POOL_HOST_OFFSET + CXLT_POOL_HOST_SLOTS * CXLT_POOL_HOST_SIZE <=
+	      CXLT_POOL_TABLE_OFFSET);
+
+#endif /* _CXLT_POOL_FORMAT_H */
