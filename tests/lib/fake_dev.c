@@ -25,11 +25,11 @@
  *             STAT's CXLTIER_REGION_PERSISTENT), lost=1 (CXLTIER_REGION_LOST),
  *             pool=NAME and pool_offset=N (STAT's pool and pool_offset).
  *             CREATE appends a region (the next free id, access "rw"); a
- *             persistent one gets persistent=1, its pool and an offset.  Its pool
- *             must be a directory pools/<pool>/ of the CXLTIER_SYSFS tree whose
- *             state is "online" (else ENODEV); without a pool, the online one
- *             with the most free bytes is taken; a length above its free file
- *             gives ENOSPC.  DESTROY removes the line and the region's files.
+ *             persistent one gets persistent=1, its pool and an offset.  Its
+ *             pool must be a directory pools/<pool>/ of the CXLTIER_SYSFS tree
+ *             whose state is "online" (else ENODEV; "degraded": EROFS); without
+ *             a pool, the online one with the most free bytes is taken; a
+ *             length above its free file gives ENOSPC.  DESTROY removes the line and the region's files.
  *   hints     HINT appends "<name> <offset> <length> <hint>" per call.
  *   replaced  REPLACE appends "<name> <offset> <length>" per call; it reports
  *             the fenced pages of the range as replaced (the file of regions
@@ -450,7 +450,13 @@ static int pick_pool(char *pool, unsigned long long length)
 		    (pool[0] && strcmp(pool, d->d_name)))
 			continue;
 		snprintf(pdir, sizeof(pdir), "%s/%s", dir, d->d_name);
-		if (read_word(pdir, "state", text, sizeof(text)) || strcmp(text, "online"))
+		if (read_word(pdir, "state", text, sizeof(text)))
+			continue;
+		if (pool[0] && !strcmp(text, "degraded")) {
+			closedir(pools);
+			return -EROFS;
+		}
+		if (strcmp(text, "online"))
 			continue;
 		free_bytes = read_word(pdir, "free", text, sizeof(text)) ? 0 : strtoull(text, NULL, 0);
 		if (!best[0] || free_bytes > best_free) {

@@ -168,8 +168,8 @@ TEST_F(CkptTest, PoolAttributes)
 	std::size_t n = 0;
 	const char *const *blades = cxltier_pool_get_blades(p, &n);
 	ASSERT_EQ(n, 3u);
-	EXPECT_STREQ(blades[0], "mem2");
-	EXPECT_STREQ(blades[2], "mem10");
+	EXPECT_STREQ(blades[0], "mem3"); // interleave order, as the module lists them
+	EXPECT_STREQ(blades[2], "mem2");
 	EXPECT_EQ(blades[3], nullptr);
 	EXPECT_STREQ(cxltier_pool_get_uuid(p), "");
 	EXPECT_STREQ(cxltier_pool_get_format(p), "1.0");
@@ -183,7 +183,8 @@ TEST_F(CkptTest, PoolStates)
 	const std::pair<const char *, cxltier_pool_state> states[] = {
 		{"unformatted", CXLTIER_POOL_STATE_UNFORMATTED}, {"online", CXLTIER_POOL_STATE_ONLINE},
 		{"bad", CXLTIER_POOL_STATE_BAD},		 {"lost", CXLTIER_POOL_STATE_LOST},
-		{"busy", CXLTIER_POOL_STATE_BUSY},		 {"resting", CXLTIER_POOL_STATE_UNKNOWN},
+		{"busy", CXLTIER_POOL_STATE_BUSY},		 {"degraded", CXLTIER_POOL_STATE_DEGRADED},
+		{"uncommitted", CXLTIER_POOL_STATE_UNCOMMITTED}, {"resting", CXLTIER_POOL_STATE_UNKNOWN},
 	};
 	for (const auto &[text, state] : states) {
 		sysfs.write("pools/region1/state", text);
@@ -220,7 +221,10 @@ TEST_F(CkptTest, PoolFormat)
 	EXPECT_THAT(why(), HasSubstr("--force"));
 	sysfs.write("pool_format.errno", std::to_string(EBUSY));
 	EXPECT_EQ(cxltier_pool_format(ctx.get(), "region1", 0), -EBUSY);
-	EXPECT_THAT(why(), HasSubstr("in use"));
+	EXPECT_THAT(why(), HasSubstr("destroy them first"));
+	sysfs.write("pool_format.errno", std::to_string(ENODEV));
+	EXPECT_EQ(cxltier_pool_format(ctx.get(), "region5", 0), -ENODEV);
+	EXPECT_THAT(why(), HasSubstr("no CXL pmem region region5"));
 	sysfs.remove("pool_format.errno");
 	EXPECT_EQ(cxltier_pool_format(ctx.get(), "region 1", 0), -EINVAL);
 	EXPECT_EQ(cxltier_pool_format(ctx.get(), "", 0), -EINVAL);
@@ -280,6 +284,10 @@ TEST_F(CkptTest, PersistentRegionRefusals)
 	EXPECT_THAT(why(), HasSubstr("no room"));
 	EXPECT_EQ(cxltier_region_create_persistent(ctx.get(), "p", 1 << 20, 0, "a b", nullptr), -EINVAL);
 	EXPECT_EQ(cxltier_region_create_persistent(ctx.get(), "p", 100, 0, nullptr, nullptr), -EINVAL);
+	sysfs.write("pools/region1/state", "degraded");
+	EXPECT_EQ(cxltier_region_create_persistent(ctx.get(), "p", 1 << 20, 0, "region1", nullptr),
+		  -EROFS);
+	EXPECT_THAT(why(), HasSubstr("region1 is degraded"));
 	sysfs.write("pools/region1/state", "lost");
 	sysfs.write("pools/region2/state", "unformatted");
 	EXPECT_EQ(cxltier_region_create_persistent(ctx.get(), "p", 1 << 20, 0, "", nullptr), -ENODEV);
