@@ -617,7 +617,9 @@ enum cxltier_region_policy cxltier_region_list_get_policy(const struct cxltier_r
  * cxltier_region_create().  Besides the errors of regions:
  *   -EINVAL  @pool is not a pool name (empty is fine: any pool)
  *   -ENODEV  no such pool online (none at all, for any pool)
- *   -ENOSPC  no room on the pool
+ *   -EROFS   the pool is degraded: nothing is created on it
+ *   -ENOSPC  no free table entry or no contiguous space on the pool (regions take
+ *            space in units of 2 MiB)
  */
 int cxltier_region_create_persistent(struct cxltier_ctx *ctx, const char *name, uint64_t size,
 				     unsigned int mode, const char *pool, uint32_t *id);
@@ -645,9 +647,12 @@ enum cxltier_pool_state {
 	CXLTIER_POOL_STATE_UNKNOWN = 0,     /* text this library does not know */
 	CXLTIER_POOL_STATE_UNFORMATTED = 1, /* holds no pool: cxltier_pool_format() it */
 	CXLTIER_POOL_STATE_ONLINE = 2,      /* in service: persistent regions may be made */
-	CXLTIER_POOL_STATE_BAD = 3,         /* its metadata is damaged (see the error) */
+	CXLTIER_POOL_STATE_BAD = 3,         /* not usable, nothing is written to it (see the error) */
 	CXLTIER_POOL_STATE_LOST = 4,        /* its device failed or went: regions are lost */
-	CXLTIER_POOL_STATE_BUSY = 5,        /* the CXL region is used otherwise (see the error) */
+	CXLTIER_POOL_STATE_BUSY = 5,        /* another driver claimed its memory */
+	CXLTIER_POOL_STATE_DEGRADED = 6,    /* online, but a table entry fails its checksum:
+					     * its regions work, none is created or destroyed */
+	CXLTIER_POOL_STATE_UNCOMMITTED = 7, /* the CXL region has no memory yet */
 };
 
 /* Pools, in region number order. */
@@ -664,15 +669,15 @@ uint64_t cxltier_pool_get_size(const struct cxltier_pool *pool);
 uint64_t cxltier_pool_get_free(const struct cxltier_pool *pool);
 /* Persistent regions on it. */
 unsigned int cxltier_pool_get_nr_regions(const struct cxltier_pool *pool);
-/* The blades (memdevs) its memory is on, NULL-terminated, in name order. */
+/* The blades (memdevs) its memory is on, NULL-terminated, in interleave order. */
 const char *const *cxltier_pool_get_blades(const struct cxltier_pool *pool, size_t *count);
 /* The pool's uuid, "" unless online or lost. */
 const char *cxltier_pool_get_uuid(const struct cxltier_pool *pool);
 /* Its on-device format ("1.0"), "" when unformatted. */
 const char *cxltier_pool_get_format(const struct cxltier_pool *pool);
-/* Why it is bad or busy (one line), else "". */
+/* Why it is bad, busy or degraded (one line), else "". */
 const char *cxltier_pool_get_error(const struct cxltier_pool *pool);
-/* "unformatted", "online", "bad", "lost", "busy" or "unknown". */
+/* "unformatted", "online", "bad", "lost", "busy", "degraded", "uncommitted" or "unknown". */
 const char *cxltier_pool_state_name(enum cxltier_pool_state state);
 
 #define for_each_cxltier_pool(ctx, pool)                                       \
@@ -683,12 +688,14 @@ const char *cxltier_pool_state_name(enum cxltier_pool_state state);
 #define CXLTIER_POOL_FORMAT_FORCE 1
 
 /*
- * Format the CXL pmem region @pool as an empty pool (needs root; writes pool_format).
- * The snapshot is not refreshed.  0, or a negative errno with a one-line reason:
- *   -EINVAL  bad name or unknown @flags;  -ENOENT  no such pool (CXL pmem region)
- *   -EEXIST  it holds a pool already: CXLTIER_POOL_FORMAT_FORCE overwrites it,
- *            destroying every persistent region on it
- *   -EBUSY   in use (its regions are open or mapped, or the CXL region is busy)
+ * Format the CXL pmem region @pool as an empty pool (needs root; writes pool_format);
+ * it is online when this returns.  The snapshot is not refreshed.  0, or a negative
+ * errno with a one-line reason:
+ *   -EINVAL  bad name or unknown @flags;  -ENODEV  no such CXL pmem region
+ *   -EEXIST  it holds a pool, or data that is not one: CXLTIER_POOL_FORMAT_FORCE
+ *            overwrites it, destroying every persistent region on it
+ *   -EBUSY   a pool with persistent regions (destroy them first), or its memory is
+ *            claimed or not committed
  *   -EACCES, -EPERM  needs root;  -EOPNOTSUPP  the module has no pools
  */
 int cxltier_pool_format(struct cxltier_ctx *ctx, const char *pool, unsigned int flags);
@@ -816,8 +823,9 @@ int cxltier_ckpt_poll(struct cxltier_ckpt *ckpt, uint64_t *generation);
  * cxltier_get_last_error() of the context says which and why (else it is "").
  *   -ENODATA  nothing committed verifies (or nothing was ever committed); the
  *             reason says what each copy holds
- *   -ENOBUFS  @bufsize is smaller than the generation's size; *@info is set all
- *             the same (cxltier_ckpt_info_get_size())
+ *   -ENOBUFS  @bufsize is smaller than the generation's size
+ * *@info is set whenever the copies could be read, also with -ENODATA and -ENOBUFS
+ * (cxltier_ckpt_info_get_size() says how big a buffer is needed).
  */
 int cxltier_ckpt_restore(struct cxltier_ckpt *ckpt, void *buf, uint64_t bufsize,
 			 struct cxltier_ckpt_info **info);

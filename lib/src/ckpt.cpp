@@ -458,10 +458,9 @@ CXLTIER_EXPORT int cxltier_ckpt_create(cxltier_ctx *ctx, const char *name,
 				return fail(ctx, {-EINVAL, quoted_ckpt(name) + ": a pool for copy " +
 								   std::to_string(k) + " of " +
 								   std::to_string(params->copies)});
-		long pg = ::sysconf(_SC_PAGESIZE);
-		std::uint64_t bytes = core::copy_bytes(params->capacity);
-		bytes = (bytes + static_cast<std::uint64_t>(pg) - 1) / static_cast<std::uint64_t>(pg) *
-			static_cast<std::uint64_t>(pg);
+		// Pools give space in units of 2 MiB: take all of it.
+		constexpr std::uint64_t unit = 2 << 20;
+		std::uint64_t bytes = (core::copy_bytes(params->capacity) + unit - 1) / unit * unit;
 		auto pools = choose_pools(ctx, name, *params, bytes);
 		if (!pools)
 			return fail(ctx, std::move(pools).err());

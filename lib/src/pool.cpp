@@ -15,7 +15,8 @@ namespace cxltier::internal {
 namespace {
 
 // Names in enum order, as the ABI document spells the state file's text.
-constexpr const char *state_names[] = {"unknown", "unformatted", "online", "bad", "lost", "busy"};
+constexpr const char *state_names[] = {"unknown", "unformatted", "online",   "bad",
+				       "lost",    "busy",	"degraded", "uncommitted"};
 
 cxltier_pool_state parse_state(const std::string &s)
 {
@@ -56,13 +57,14 @@ std::string format_reason(const std::string &p, int err, bool known)
 	case EPERM:
 		return "formatting " + p + " needs root";
 	case ENOENT:
-		return "no pool " + p + " (see cxltierctl pool list)";
+	case ENODEV:
+		return "no CXL pmem region " + p + " (see cxltierctl pool list)";
 	case EEXIST:
-		return p + " holds a pool already; formatting it again destroys every "
-			   "persistent region on it (force it: cxltierctl pool format " + p + " --force)";
+		return p + " holds a pool, or data that is not one; formatting it destroys "
+			   "every persistent region on it (force it: cxltierctl pool format " + p + " --force)";
 	case EBUSY:
-		return p + " is in use (its persistent regions are open or mapped, or the CXL "
-			   "region is claimed otherwise)";
+		return p + " is busy: a pool with persistent regions (destroy them first), or its "
+			   "memory is claimed or not committed";
 	case EINVAL:
 		if (!known)
 			return "no pool " + p + " (see cxltierctl pool list)";
@@ -94,7 +96,6 @@ result<cxltier_pool> load_pool(cxltier_ctx *ctx, const fs::path &dir)
 	auto blades = r.words("blades");
 	if (r.failure())
 		return *r.failure();
-	std::sort(blades.begin(), blades.end(), natural_less);
 	p.blades = name_list(std::move(blades));
 	p.regions = static_cast<unsigned int>(std::min<std::uint64_t>(regions, UINT32_MAX));
 	return p;

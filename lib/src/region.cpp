@@ -399,7 +399,12 @@ CXLTIER_EXPORT int cxltier_region_create_persistent(cxltier_ctx *ctx, const char
 					" (see cxltierctl pool list)";
 			else if (e.code == -ENOSPC)
 				e.msg = "create persistent " + quoted(name) + ": no room for " +
-					std::to_string(size) + " bytes on " + where;
+					std::to_string(size) + " bytes on " + where +
+					" (no free table entry or no contiguous space)";
+			else if (e.code == -EROFS)
+				e.msg = "create persistent " + quoted(name) + ": " + where +
+					" is degraded (a table entry fails its checksum): nothing is "
+					"created on it (see cxltierctl pool list)";
 			return fail(ctx, std::move(e));
 		}
 		if (id)

@@ -21,7 +21,15 @@
  *             hint_errno=E (HINT fails with E, as the module would);
  *             fenced_at=P,P,... (indexes of fenced pages, for FENCED and
  *             REPLACE), fence_blade=memN, fence_cause=C, fence_time=NS (what
- *             FENCED reports for them).
+ *             FENCED reports for them); persistent=1 (a persistent region:
+ *             STAT's CXLTIER_REGION_PERSISTENT), lost=1 (CXLTIER_REGION_LOST),
+ *             pool=NAME and pool_offset=N (STAT's pool and pool_offset).
+ *             CREATE appends a region (the next free id, access "rw"); a
+ *             persistent one gets persistent=1, its pool and an offset.  Its
+ *             pool must be a directory pools/<pool>/ of the CXLTIER_SYSFS tree
+ *             whose state is "online" (else ENODEV; "degraded": EROFS); without
+ *             a pool, the online one with the most free bytes is taken; a
+ *             length above its free file gives ENOSPC.  DESTROY removes the line and the region's files.
  *   hints     HINT appends "<name> <offset> <length> <hint>" per call.
  *   replaced  REPLACE appends "<name> <offset> <length>" per call; it reports
  *             the fenced pages of the range as replaced (the file of regions
@@ -34,6 +42,9 @@
  *   old       when it exists, EVENTS, FENCED and REPLACE fail with ENOTTY, as
  *             from a module that predates them.
  *   region.<id>.<r|w>  made by OPEN; the region file descriptors point at them.
+ *             For a persistent region both are hard links to region.<id>.data,
+ *             of the region's length, so that every open and mapping of it (in
+ *             any process) shares its contents, as the module's do.
  * The file is read at every call, so a test may change it between calls.
  *
  * Writes: under the CXLTIER_SYSFS tree, a write to the file CXLTIER_FAKE_REFUSE
@@ -44,6 +55,7 @@
  * with the errno in F.errno (a number) when that exists.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -84,6 +96,9 @@ struct fake_region {
 	char fence_blade[CXLTIER_BLADE_NAME_MAX];
 	unsigned int fence_cause;
 	unsigned long long fence_time;
+	int persistent, lost;
+	char pool[CXLTIER_POOL_NAME_MAX];
+	unsigned long long pool_offset;
 };
 
 static int real_ioctl(int fd, unsigned long req, void *arg)
@@ -186,7 +201,7 @@ static void parse_key(struct fake_region *r, const char *key, const char *val)
 #define NUM(f) { #f, offsetof(struct fake_region, f) }
 		NUM(resident), NUM(fast), NUM(fenced), NUM(promoted), NUM(demoted),
 		NUM(pingpong), NUM(skipped_pinned), NUM(failed), NUM(moved_bytes),
-		NUM(sampled), NUM(accessed), NUM(hinted),
+		NUM(sampled), NUM(accessed), NUM(hinted), NUM(pool_offset),
 #undef NUM
 	};
 	size_t i;
@@ -211,6 +226,12 @@ static void parse_key(struct fake_region *r, const char *key, const char *val)
 		r->fence_cause = (unsigned int)strtoul(val, NULL, 0);
 	else if (!strcmp(key, "fence_time"))
 		r->fence_time = strtoull(val, NULL, 0);
+	else if (!strcmp(key, "persistent"))
+		r->persistent = atoi(val);
+	else if (!strcmp(key, "lost"))
+		r->lost = atoi(val);
+	else if (!strcmp(key, "pool"))
+		snprintf(r->pool, sizeof(r->pool), "%s", val);
 }
 
 static int is_fenced(const struct fake_region *r, unsigned long long page)
@@ -376,6 +397,259 @@ static void fill_stat(const struct fake_region *r, struct cxltier_stat *st)
 	st->sampled = r->sampled;
 	st->accessed = r->accessed;
 	st->hinted = r->hinted;
+	st->region_flags = (r->persistent ? CXLTIER_REGION_PERSISTENT : 0) |
+			   (r->lost ? CXLTIER_REGION_LOST : 0);
+	memset(st->pool, 0, sizeof(st->pool));
+	memcpy(st->pool, r->pool, sizeof(st->pool));
+	st->pool_offset = r->pool_offset;
+}
+
+/* The text of file @dir/@name (one word) in @buf; 0 or -1. */
+static int read_word(const char *dir, const char *name, char *buf, size_t size)
+{
+	char path[PATH_MAX + 512];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	ok = fgets(buf, (int)size, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/*
+ * The pool a persistent region of @length goes on, as the module picks it: @pool
+ * when it is online, else (empty @pool) the online pool with the most free bytes.
+ * 0, or -ENODEV or -ENOSPC.
+ */
+static int pick_pool(char *pool, unsigned long long length)
+{
+	const char *sysfs = getenv("CXLTIER_SYSFS");
+	unsigned long long best_free = 0;
+	char dir[PATH_MAX], text[64], best[CXLTIER_POOL_NAME_MAX] = "";
+	struct dirent *d;
+	DIR *pools;
+
+	if (!sysfs)
+		return -ENODEV;
+	snprintf(dir, sizeof(dir), "%s/pools", sysfs);
+	pools = opendir(dir);
+	if (!pools)
+		return -ENODEV;
+	while ((d = readdir(pools))) {
+		char pdir[PATH_MAX + 256];
+		unsigned long long free_bytes;
+
+		if (d->d_name[0] == '.' || strlen(d->d_name) >= sizeof(best) ||
+		    (pool[0] && strcmp(pool, d->d_name)))
+			continue;
+		snprintf(pdir, sizeof(pdir), "%s/%s", dir, d->d_name);
+		if (read_word(pdir, "state", text, sizeof(text)))
+			continue;
+		if (pool[0] && !strcmp(text, "degraded")) {
+			closedir(pools);
+			return -EROFS;
+		}
+		if (strcmp(text, "online"))
+			continue;
+		free_bytes = read_word(pdir, "free", text, sizeof(text)) ? 0 : strtoull(text, NULL, 0);
+		if (!best[0] || free_bytes > best_free) {
+			memcpy(best, d->d_name, strlen(d->d_name) + 1);
+			best_free = free_bytes;
+		}
+	}
+	closedir(pools);
+	if (!best[0])
+		return -ENODEV;
+	if (length > best_free)
+		return -ENOSPC;
+	memcpy(pool, best, sizeof(best));
+	return 0;
+}
+
+/* Replaces the regions file with @text, atomically. */
+static int write_regions(const char *dir, const char *text)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/regions", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "we");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	if (fclose(f))
+		return -1;
+	return rename(tmp, path);
+}
+
+/* The regions file without the line of region @id (all of it with @id 0). */
+static char *regions_without(const char *dir, unsigned int id, unsigned int *max_id)
+{
+	char path[PATH_MAX], line[1024];
+	size_t len = 0, cap = 4096;
+	char *text = malloc(cap);
+	FILE *f;
+
+	if (!text)
+		return NULL;
+	text[0] = '\0';
+	*max_id = 0;
+	snprintf(path, sizeof(path), "%s/regions", dir);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned int lid = 0;
+		size_t n = strlen(line);
+
+		if (sscanf(line, "%u", &lid) == 1) {
+			if (lid > *max_id)
+				*max_id = lid;
+			if (id && lid == id)
+				continue;
+		}
+		if (len + n + 1 > cap) {
+			char *more = realloc(text, cap = 2 * (len + n + 1));
+
+			if (!more) {
+				free(text);
+				fclose(f);
+				return NULL;
+			}
+			text = more;
+		}
+		memcpy(text + len, line, n + 1);
+		len += n;
+	}
+	if (f)
+		fclose(f);
+	return text;
+}
+
+static int create_region(const char *dir, struct cxltier_create *c)
+{
+	unsigned long long offset = 0;
+	char pool[CXLTIER_POOL_NAME_MAX] = "", line[512];
+	unsigned int max_id;
+	struct fake_region r;
+	char *text, *all;
+	int rc;
+
+	if (c->flags & ~CXLTIER_CREATE_FLAGS || c->reserved0 || c->reserved || !c->length ||
+	    c->length % FAKE_PAGE || !c->name[0] || memchr(c->name, 0, sizeof(c->name)) == NULL ||
+	    memchr(c->pool, 0, sizeof(c->pool)) == NULL)
+		return fail(EINVAL);
+	if (!find_region(dir, 0, c->name, &r, NULL, NULL, 0))
+		return fail(EEXIST);
+	if (c->flags & CXLTIER_CREATE_PERSISTENT) {
+		unsigned int i;
+
+		if (c->policy)
+			return fail(EINVAL);
+		for (i = 0; i < CXLTIER_NODE_WORDS; i++)
+			if (c->nodes[i])
+				return fail(EINVAL);
+		memcpy(pool, c->pool, sizeof(pool));
+		rc = pick_pool(pool, c->length);
+		if (rc)
+			return fail(-rc);
+	} else if (c->pool[0]) {
+		return fail(EINVAL);
+	}
+	text = regions_without(dir, 0, &max_id);
+	if (!text)
+		return fail(ENOMEM);
+	/* Persistent regions sit one after the other in their pool, past its first MiB. */
+	offset = (1ull << 20) + (unsigned long long)max_id * (1ull << 30);
+	if (c->flags & CXLTIER_CREATE_PERSISTENT)
+		snprintf(line, sizeof(line),
+			 "%u %s %llu 0 %o rw persistent=1 pool=%s pool_offset=%llu resident=%llu\n",
+			 max_id + 1, c->name, (unsigned long long)c->length,
+			 c->flags & CXLTIER_CREATE_MODE ? c->mode : 0600, pool, offset,
+			 (unsigned long long)c->length / FAKE_PAGE);
+	else
+		snprintf(line, sizeof(line), "%u %s %llu %u %o rw\n", max_id + 1, c->name,
+			 (unsigned long long)c->length, c->policy,
+			 c->flags & CXLTIER_CREATE_MODE ? c->mode : 0600);
+	all = malloc(strlen(text) + strlen(line) + 1);
+	if (!all) {
+		free(text);
+		return fail(ENOMEM);
+	}
+	strcpy(all, text);
+	strcat(all, line);
+	rc = write_regions(dir, all);
+	free(all);
+	free(text);
+	if (rc)
+		return -1;
+	c->id = max_id + 1;
+	return 0;
+}
+
+static void unlink_region_files(const char *dir, unsigned int id)
+{
+	static const char *const suffix[] = {"r", "w", "data"};
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(path, sizeof(path), "%s/region.%u.%s", dir, id, suffix[i]);
+		unlink(path);
+	}
+}
+
+static int destroy_region(const char *dir, struct cxltier_destroy *d)
+{
+	struct fake_region r;
+	unsigned int max_id;
+	char *text;
+	int rc;
+
+	if (d->flags & ~CXLTIER_DESTROY_FLAGS || d->reserved0 || d->reserved[0] || d->reserved[1])
+		return fail(EINVAL);
+	if (find_region(dir, d->flags & CXLTIER_BY_ID ? d->id : 0, d->name, &r, NULL, NULL, 0))
+		return fail(ENOENT);
+	text = regions_without(dir, r.id, &max_id);
+	if (!text)
+		return fail(ENOMEM);
+	rc = write_regions(dir, text);
+	free(text);
+	if (rc)
+		return -1;
+	unlink_region_files(dir, r.id);
+	return 0;
+}
+
+/*
+ * The file a region descriptor opens: @path itself, or for a persistent region a
+ * hard link of @path to its data file of the region's length.
+ */
+static int open_region_file(const char *dir, const struct fake_region *r, const char *path)
+{
+	char data[PATH_MAX];
+	int fd;
+
+	if (!r->persistent)
+		return open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	snprintf(data, sizeof(data), "%s/region.%u.data", dir, r->id);
+	fd = open(data, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)r->length)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	if (link(data, path) && errno != EEXIST)
+		return -1;
+	return open(path, O_RDWR | O_CLOEXEC);
 }
 
 /* Every struct starts with @size, which must match the command's. */
@@ -434,6 +708,10 @@ static int dev_ioctl(const char *dir, unsigned long req, void *arg)
 		fill_stat(&r, st);
 		return 0;
 	}
+	if (req == CXLTIER_IOC_CREATE)
+		return create_region(dir, arg);
+	if (req == CXLTIER_IOC_DESTROY)
+		return destroy_region(dir, arg);
 	if (req == CXLTIER_IOC_OPEN) {
 		struct cxltier_open *o = arg;
 		int want_write = !!(o->flags & CXLTIER_OPEN_WRITE);
@@ -446,7 +724,7 @@ static int dev_ioctl(const char *dir, unsigned long req, void *arg)
 		if (!strcmp(r.access, "-") || (want_write && strcmp(r.access, "rw")))
 			return fail(EACCES);
 		snprintf(path, sizeof(path), "%s/region.%u.%c", dir, r.id, want_write ? 'w' : 'r');
-		o->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		o->fd = open_region_file(dir, &r, path);
 		if (o->fd < 0)
 			return -1;
 		o->id = r.id;

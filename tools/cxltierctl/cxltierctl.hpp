@@ -40,6 +40,8 @@ void add_stats_command(CLI::App &app, action &run);
 void add_top_command(CLI::App &app, action &run);
 void add_daemon_command(CLI::App &app, action &run);
 void add_events_command(CLI::App &app, action &run);
+void add_pool_command(CLI::App &app, action &run);
+void add_checkpoint_command(CLI::App &app, action &run);
 
 // ctx.cpp: a library context, or fatal with the library's reason.
 cxltier::ctx_ptr open_ctx();
@@ -49,6 +51,9 @@ json blades_json(cxltier_ctx *ctx);
 void print_blades(cxltier_ctx *ctx);
 json cxl_regions_json(cxltier_ctx *ctx);
 void print_cxl_regions(cxltier_ctx *ctx);
+// pool.cpp
+json pools_json(cxltier_ctx *ctx);
+void print_pools(cxltier_ctx *ctx);
 
 // output.cpp
 // {"abi_version": N}, to which each list command adds its arrays.

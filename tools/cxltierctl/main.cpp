@@ -24,6 +24,8 @@ constexpr void (*commands[])(CLI::App &, action &) = {
 	add_top_command,
 	add_daemon_command,
 	add_events_command,
+	add_pool_command,
+	add_checkpoint_command,
 };
 
 constexpr int exit_failure = 1;

@@ -26,6 +26,8 @@ struct create_options {
 	std::string policy = "fast-first";
 	std::string mode;
 	std::string nodes;
+	bool persistent = false;
+	std::string pool;
 };
 
 struct touch_options {
@@ -160,6 +162,10 @@ json region_json(const cxltier_region_info *i)
 		{"uid", cxltier_region_info_get_uid(i)},
 		{"gid", cxltier_region_info_get_gid(i)},
 		{"destroyed", cxltier_region_info_is_destroyed(i) != 0},
+		{"persistent", cxltier_region_info_is_persistent(i) != 0},
+		{"lost", cxltier_region_info_is_lost(i) != 0},
+		{"pool", cxltier_region_info_get_pool(i)},
+		{"pool_offset", cxltier_region_info_get_pool_offset(i)},
 		{"resident_pages", cxltier_region_info_get_resident(i)},
 		{"dram_pages", cxltier_region_info_get_fast(i)},
 		{"fenced_pages", cxltier_region_info_get_fenced(i)},
@@ -172,8 +178,36 @@ json region_json(const cxltier_region_info *i)
 	return out;
 }
 
+// "volatile", "persistent" or "lost" (a persistent region whose pool failed).
+std::string kind_of(const cxltier_region_info *i)
+{
+	if (!cxltier_region_info_is_persistent(i))
+		return "volatile";
+	return cxltier_region_info_is_lost(i) ? "lost" : "persistent";
+}
+
+void region_create_persistent(const create_options &o)
+{
+	auto ctx = open_ctx();
+	unsigned int mode = 0;
+	std::uint32_t id = 0;
+	if (!o.mode.empty())
+		std::from_chars(o.mode.data(), o.mode.data() + o.mode.size(), mode, 8);
+	int rc = cxltier_region_create_persistent(ctx.get(), o.name.c_str(), o.size, mode,
+						  o.pool.c_str(), &id);
+	if (rc)
+		throw fatal(reason(ctx.get(), rc));
+	int err = 0;
+	auto info = cxltier::stat_region(ctx.get(), o.name.c_str(), err);
+	std::string pool = info ? cxltier_region_info_get_pool(info.get()) : o.pool;
+	fmt::print("Created persistent region {} (id {}, {}, on pool {}, mode {:04o}).\n", o.name, id,
+		   human_size(o.size), pool.empty() ? "?" : pool, mode ? mode : 0600);
+}
+
 void region_create(const create_options &o)
 {
+	if (o.persistent)
+		return region_create_persistent(o);
 	auto ctx = open_ctx();
 	cxltier_region_policy policy;
 	std::vector<int> nodes;
@@ -262,6 +296,8 @@ void region_list(bool json_out)
 		 {"ID", true},
 		 {"SIZE", true},
 		 {"POLICY"},
+		 {"KIND"},
+		 {"POOL"},
 		 {"OWNER"},
 		 {"MODE"},
 		 {"RESIDENT", true},
@@ -273,7 +309,11 @@ void region_list(bool json_out)
 			cxltier_region_info_get_name(i),
 			std::to_string(cxltier_region_info_get_id(i)),
 			human_size(cxltier_region_info_get_size(i)),
-			cxltier_region_policy_name(cxltier_region_info_get_policy(i)),
+			cxltier_region_info_is_persistent(i)
+				? "-"
+				: cxltier_region_policy_name(cxltier_region_info_get_policy(i)),
+			kind_of(i),
+			*cxltier_region_info_get_pool(i) ? cxltier_region_info_get_pool(i) : "-",
 			user_name(cxltier_region_info_get_uid(i)),
 			fmt::format("{:04o}", cxltier_region_info_get_mode(i)),
 			human_size(page_bytes(cxltier_region_info_get_resident(i))),
@@ -301,9 +341,15 @@ void region_stat(const std::string &name, bool json_out)
 	fmt::print("Region {} (id {})\n", cxltier_region_info_get_name(i),
 		   cxltier_region_info_get_id(i));
 	fmt::print("  size      {}\n", human_size(cxltier_region_info_get_size(i)));
-	fmt::print("  policy    {} (nodes: {})\n",
-		   cxltier_region_policy_name(cxltier_region_info_get_policy(i)),
-		   node_list(allowed, n_allowed));
+	if (cxltier_region_info_is_persistent(i))
+		fmt::print("  pool      {} at offset {:#x} ({}{})\n", cxltier_region_info_get_pool(i),
+			   cxltier_region_info_get_pool_offset(i), kind_of(i),
+			   cxltier_region_info_is_lost(i) ? ": its pool's device failed, access gets SIGBUS"
+							  : "");
+	else
+		fmt::print("  policy    {} (nodes: {})\n",
+			   cxltier_region_policy_name(cxltier_region_info_get_policy(i)),
+			   node_list(allowed, n_allowed));
 	fmt::print("  owner     {}:{}, mode {:04o}\n", user_name(cxltier_region_info_get_uid(i)),
 		   group_name(cxltier_region_info_get_gid(i)), cxltier_region_info_get_mode(i));
 	fmt::print("  resident  {} ({} pages, {} on DRAM, {} fenced)\n", human_size(page_bytes(resident)),
@@ -434,9 +480,21 @@ void add_region_command(CLI::App &app, action &run)
 		->check(policy);
 	create->add_option("--mode", co->mode, "Permission bits in octal (default 0600)")
 		->check(CLI::Validator(check_mode, "MODE", "mode"));
-	create->add_option("--nodes", co->nodes, "NUMA nodes pages may go to, such as 1,3-4")
-		->check(nodes);
-	create->callback([&run, co] { run = [co] { region_create(*co); }; });
+	auto *nodes_opt = create->add_option("--nodes", co->nodes,
+					     "NUMA nodes pages may go to, such as 1,3-4")
+				  ->check(nodes);
+	auto *persistent = create->add_flag(
+		"--persistent", co->persistent,
+		"A persistent region, on a pool: it survives crashes and reboots");
+	create->add_option("--pool", co->pool,
+			   "With --persistent: the pool (regionN; default: the one with most free space)")
+		->needs(persistent);
+	persistent->excludes(nodes_opt);
+	create->callback([&run, co, create] {
+		if (co->persistent && create->count("--policy"))
+			throw CLI::ValidationError("--policy", "a persistent region has no placement policy");
+		run = [co] { region_create(*co); };
+	});
 
 	auto *destroy = noun->add_subcommand(
 		"destroy", "Destroy regions (the memory goes when their last user unmaps them)");
