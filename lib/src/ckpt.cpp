@@ -332,6 +332,31 @@ int busy(cxltier_ckpt *ck)
 	return 0;
 }
 
+// A copy whose pool was lost since the checkpoint was opened: its mapping would
+// only give SIGBUS now, so it is unmapped and counts as missing from here on.  A
+// failure during a read still gets SIGBUS (cxltier_fence_handler_install()).
+void forget_lost(cxltier_ckpt *ck)
+{
+	for (std::size_t k = 0; k < ck->regions.size(); k++) {
+		if (!ck->regions[k])
+			continue;
+		cxltier_region_info *info = nullptr;
+		if (cxltier_region_stat_open(ck->regions[k], &info))
+			continue;
+		bool lost = info->lost;
+		cxltier_region_info_free(info);
+		if (!lost)
+			continue;
+		core::copy_view &v = ck->views[k];
+		v.why = v.label + " is lost with its pool" +
+			(ck->pools[k].empty() ? "" : " " + ck->pools[k]) + " (its device failed)";
+		v.base = nullptr;
+		v.len = 0;
+		cxltier_region_close(ck->regions[k]);
+		ck->regions[k] = nullptr;
+	}
+}
+
 int need_write(cxltier_ckpt *ck)
 {
 	if (ck->access & CXLTIER_REGION_WRITE)
@@ -616,6 +641,7 @@ CXLTIER_EXPORT int cxltier_ckpt_begin(cxltier_ckpt *ck, uint64_t size, void **st
 			return fail(ck->ctx, {-EFBIG, quoted_ckpt(ck->name) + ": " + std::to_string(size) +
 							      " bytes is more than its capacity (" +
 							      std::to_string(ck->capacity) + ")"});
+		forget_lost(ck);
 		core::store_scan s = core::scan(ck->views);
 		auto p = core::plan(ck->views, s, ck->name);
 		if (!p)
@@ -689,6 +715,7 @@ CXLTIER_EXPORT int cxltier_ckpt_commit_async(cxltier_ckpt *ck, const void *state
 		if (ck->started)
 			return fail(ck->ctx, {-EBUSY, quoted_ckpt(ck->name) +
 							      ": the last asynchronous commit was not waited for"});
+		forget_lost(ck);
 		if (size > ck->capacity)
 			return fail(ck->ctx, {-EFBIG, quoted_ckpt(ck->name) + ": " + std::to_string(size) +
 							      " bytes is more than its capacity (" +
@@ -745,6 +772,7 @@ int check(cxltier_ckpt *ck, check_kind kind, void *buf, uint64_t bufsize, cxltie
 {
 	if (int rc = busy(ck))
 		return rc;
+	forget_lost(ck);
 	core::store_scan s = core::scan(ck->views);
 	core::restore_result r;
 	if (kind == check_kind::stat)
