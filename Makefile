@@ -55,7 +55,7 @@ userspace: setup
 	@cmake -S . -B $(BUILD) -G Ninja >/dev/null
 	cmake --build $(BUILD)
 
-selftests: setup
+selftests: setup userspace
 	$(MAKE) -C selftests O=$(BUILD)/selftests
 
 # The guest image: busybox, the kernel's CXL/DAX modules, our module, tools and selftests.

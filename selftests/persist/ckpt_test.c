@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Checkpoints on real pools (libcxltier; Documentation/persistence.rst).
+ *
+ * Theory of operation: the persist topology has two persistent devices, each with
+ * a pool; a checkpoint with two copies has one on each.  The tests commit states
+ * whose words derive from their generation, then damage one copy the ways a job
+ * meets: the host flips bytes of its device file (a silent media error), its blade
+ * is fenced while the checkpoint is open, its header says a newer format.  Restore
+ * must return the last committed generation, verified, and say what was wrong.
+ * Crashes are the crash loop's (make crash-test).
+ */
+#include <glob.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "cxlt_test.h"
+#include "cxlt_region.h"
+#include <cxltier.h>
+
+#define POOLS	CXLT_SYSFS "/pools"
+#define MiB	(1ULL << 20)
+#define CAP	(2 * MiB)
+#define NAME	"ck-test"
+
+static uint64_t word(uint64_t gen, size_t i)
+{
+	return (gen * 0x9e3779b97f4a7c15ULL) ^ (i * 0xc2b2ae3d27d4eb4fULL) ^ 0x5555;
+}
+
+static uint64_t *state_of(uint64_t gen, size_t size)
+{
+	uint64_t *s = malloc(size);
+
+	for (size_t i = 0; s && i < size / 8; i++)
+		s[i] = word(gen, i);
+	return s;
+}
+
+static size_t bad_words(const uint64_t *s, size_t size, uint64_t gen)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < size / 8; i++)
+		bad += s[i] != word(gen, i);
+	return bad;
+}
+
+/* Online pools on distinct blades, formatting unformatted ones; how many (max 2). */
+static int two_pools(char pools[2][32])
+{
+	char state[32], blades[2][64];
+	int n = 0;
+	glob_t g;
+
+	if (glob(POOLS "/*/state", 0, NULL, &g))
+		return 0;
+	for (size_t i = 0; i < g.gl_pathc && n < 2; i++) {
+		char *dir = g.gl_pathv[i], *pool;
+
+		*strrchr(dir, '/') = '\0';
+		pool = strrchr(dir, '/') + 1;
+		if (cxlt_readf(state, sizeof(state), POOLS "/%s/%s", pool, "state"))
+			continue;
+		if (!strcmp(state, "unformatted"))
+			cxlt_write(CXLT_SYSFS "/pool_format", pool);
+		if (cxlt_readf(state, sizeof(state), POOLS "/%s/%s", pool, "state") ||
+		    strcmp(state, "online") ||
+		    cxlt_readf(blades[n], sizeof(blades[n]), POOLS "/%s/%s", pool, "blades"))
+			continue;
+		if (n && !strcmp(blades[0], blades[1]))
+			continue;
+		snprintf(pools[n++], 32, "%s", pool);
+	}
+	globfree(&g);
+	return n;
+}
+
+static int wait_state(const char *pool, const char *want, int secs)
+{
+	char state[32];
+
+	for (int i = 0; i < secs * 10; i++) {
+		if (!cxlt_readf(state, sizeof(state), POOLS "/%s/%s", pool, "state") &&
+		    !strcmp(state, want))
+			return 0;
+		usleep(100000);
+	}
+	return -1;
+}
+
+FIXTURE(ckpt) {
+	struct cxltier_ctx *ctx;
+	struct cxltier_ckpt *ck;
+	char pools[2][32];
+	int dev;
+};
+
+FIXTURE_SETUP(ckpt)
+{
+	struct cxltier_ckpt_params *p;
+
+	self->ctx = NULL;
+	self->ck = NULL;
+	self->dev = -1;
+	if (!cxlt_module_loaded())
+		SKIP(return, "cxltier.ko is not loaded");
+	if (two_pools(self->pools) < 2)
+		SKIP(return, "needs two pools on two blades (the persist topology)");
+	self->dev = dev_open();
+	ASSERT_LE(0, self->dev);
+	ASSERT_EQ(0, cxltier_new(&self->ctx));
+	cxltier_ckpt_drop(self->ctx, NAME);
+	ASSERT_EQ(0, cxltier_ckpt_params_new(&p));
+	ASSERT_EQ(0, cxltier_ckpt_params_set_capacity(p, CAP));
+	ASSERT_EQ(0, cxltier_ckpt_params_set_copies(p, 2));
+	ASSERT_EQ(0, cxltier_ckpt_params_set_pool(p, 0, self->pools[0]));
+	ASSERT_EQ(0, cxltier_ckpt_params_set_pool(p, 1, self->pools[1]));
+	ASSERT_EQ(0, cxltier_ckpt_create(self->ctx, NAME, p, &self->ck)) {
+		TH_LOG("%s", cxltier_get_last_error(self->ctx));
+	}
+	cxltier_ckpt_params_free(p);
+}
+
+FIXTURE_TEARDOWN(ckpt)
+{
+	cxltier_ckpt_close(self->ck);
+	if (self->ctx) {
+		cxltier_ckpt_drop(self->ctx, NAME);
+		cxltier_unref(self->ctx);
+	}
+	if (self->dev >= 0)
+		close(self->dev);
+}
+
+/* Commit generation @gen's state of @size bytes, synchronously or not; 0 or -errno. */
+static int commit(struct cxltier_ckpt *ck, uint64_t gen, size_t size, int async)
+{
+	uint64_t *s = state_of(gen, size), got = 0;
+	void *staging;
+	int rc;
+
+	if (!s)
+		return -ENOMEM;
+	if (async) {
+		rc = cxltier_ckpt_commit_async(ck, s, size);
+		/* The state was copied: the job may change it at once. */
+		memset(s, 0xee, size);
+		rc = rc ?: cxltier_ckpt_wait(ck, &got);
+	} else {
+		rc = cxltier_ckpt_begin(ck, size, &staging);
+		if (!rc) {
+			memcpy(staging, s, size / 2);
+			rc = cxltier_ckpt_write(ck, size / 2, (char *)s + size / 2, size - size / 2) ?:
+			     cxltier_ckpt_commit(ck, &got);
+		}
+	}
+	free(s);
+	return rc ?: got == gen ? 0 : -EIO;
+}
+
+/* Restore into a buffer; the generation, or -errno; *@info when @info. */
+static long long restore(struct cxltier_ckpt *ck, size_t size, struct cxltier_ckpt_info **info,
+			 size_t *bad)
+{
+	struct cxltier_ckpt_info *mine = NULL;
+	uint64_t *buf = calloc(1, CAP);
+	long long gen;
+	int rc;
+
+	if (!buf)
+		return -ENOMEM;
+	rc = cxltier_ckpt_restore(ck, buf, CAP, &mine);
+	gen = rc ?: (long long)cxltier_ckpt_info_get_generation(mine);
+	if (!rc && bad)
+		*bad = cxltier_ckpt_info_get_size(mine) != size ? size :
+		       bad_words(buf, size, (uint64_t)gen);
+	free(buf);
+	if (info)
+		*info = mine;
+	else
+		cxltier_ckpt_info_free(mine);
+	return gen;
+}
+
+/* Two copies on two blades; every generation restores whole, also after a reopen. */
+TEST_F_TIMEOUT(ckpt, replicated, 120)
+{
+	struct cxltier_ckpt_info *info = NULL;
+	size_t bad = 1;
+
+	ASSERT_EQ(2, cxltier_ckpt_get_copies(self->ck));
+	ASSERT_EQ(0, commit(self->ck, 1, MiB + 24, 0));
+	ASSERT_EQ(0, commit(self->ck, 2, CAP, 1));
+	ASSERT_EQ(0, commit(self->ck, 3, 3 * MiB / 2, 0));
+	EXPECT_EQ(2, cxltier_ckpt_get_durable_copies(self->ck));
+	cxltier_ckpt_close(self->ck);
+	self->ck = NULL;
+
+	ASSERT_EQ(0, cxltier_ckpt_open(self->ctx, NAME, CXLTIER_REGION_RDWR, &self->ck));
+	EXPECT_EQ(3, restore(self->ck, 3 * MiB / 2, &info, &bad));
+	EXPECT_EQ(0, bad);
+	ASSERT_NE(NULL, info);
+	ASSERT_EQ(2, cxltier_ckpt_info_get_nr_copies(info));
+	for (unsigned int i = 0; i < 2; i++) {
+		EXPECT_EQ(CXLTIER_CKPT_COPY_OK, cxltier_ckpt_info_get_copy_state(info, i));
+		EXPECT_STREQ(self->pools[i], cxltier_ckpt_info_get_copy_pool(info, i));
+	}
+	cxltier_ckpt_info_free(info);
+}
+
+/* The newest data of one copy damaged on the device: detected, the other copy used. */
+TEST_F_TIMEOUT(ckpt, corrupt_copy, 120)
+{
+	struct cxltier_ckpt_info *info = NULL;
+	char cmd[256], rname[64];
+	uint64_t stride = 4096 + CAP;
+	struct rstat s;
+	size_t bad = 1;
+
+	if (!getenv("CXLT_QMP_TTY") || system("command -v cxlt-corrupt >/dev/null"))
+		SKIP(return, "no host corruption channel (cxlt-corrupt)");
+	ASSERT_EQ(0, commit(self->ck, 1, MiB, 0));
+	ASSERT_EQ(0, commit(self->ck, 2, MiB, 0));
+	snprintf(rname, sizeof(rname), "%s@1", NAME);
+	ASSERT_EQ(0, rg_stat(self->dev, rname, &s));
+	/* 64 bytes into each slot's data (8192, 8192 + stride) of copy 1. */
+	for (int k = 0; k < 2; k++) {
+		snprintf(cmd, sizeof(cmd), "cxlt-corrupt %s %llu 64 >/dev/null", s.st.pool,
+			 (unsigned long long)(s.st.pool_offset + 8192 + k * stride + 64));
+		ASSERT_EQ(0, system(cmd));
+	}
+	EXPECT_EQ(2, restore(self->ck, MiB, &info, &bad));
+	EXPECT_EQ(0, bad);
+	ASSERT_NE(NULL, info);
+	EXPECT_EQ(0, cxltier_ckpt_info_get_source(info));
+	EXPECT_EQ(CXLTIER_CKPT_COPY_OK, cxltier_ckpt_info_get_copy_state(info, 0));
+	EXPECT_EQ(CXLTIER_CKPT_COPY_BAD, cxltier_ckpt_info_get_copy_state(info, 1));
+	EXPECT_NE(NULL, strstr(cxltier_get_last_error(self->ctx), "copy 1 bad")) {
+		TH_LOG("message: %s", cxltier_get_last_error(self->ctx));
+	}
+	cxltier_ckpt_info_free(info);
+	info = NULL;
+	/* An operator's verify finds it too. */
+	ASSERT_EQ(0, cxltier_ckpt_verify(self->ck, &info));
+	EXPECT_EQ(CXLTIER_CKPT_COPY_BAD, cxltier_ckpt_info_get_copy_state(info, 1));
+	cxltier_ckpt_info_free(info);
+}
+
+/*
+ * One copy's blade fenced while the checkpoint is open: restore and commit go on with
+ * the other; back in service, the stale copy catches up at the next commit.
+ */
+TEST_F_TIMEOUT(ckpt, fenced_copy, 180)
+{
+	struct cxltier_ckpt_info *info = NULL;
+	char blade[64];
+	size_t bad = 1;
+
+	ASSERT_EQ(0, cxlt_readf(blade, sizeof(blade), POOLS "/%s/%s", self->pools[1], "blades"));
+	ASSERT_EQ(0, commit(self->ck, 1, MiB, 0));
+	ASSERT_EQ(0, commit(self->ck, 2, MiB, 0));
+
+	ASSERT_EQ(0, cxlt_write(CXLT_SYSFS "/blade_fence", blade));
+	EXPECT_EQ(2, restore(self->ck, MiB, &info, &bad));
+	EXPECT_EQ(0, bad);
+	ASSERT_NE(NULL, info);
+	EXPECT_EQ(CXLTIER_CKPT_COPY_MISSING, cxltier_ckpt_info_get_copy_state(info, 1));
+	cxltier_ckpt_info_free(info);
+	info = NULL;
+	ASSERT_EQ(0, commit(self->ck, 3, MiB, 1));
+	EXPECT_EQ(1, cxltier_ckpt_get_durable_copies(self->ck));
+
+	/* A job that opens it now finds one copy and the last generation. */
+	cxltier_ckpt_close(self->ck);
+	self->ck = NULL;
+	ASSERT_EQ(0, cxlt_write(CXLT_SYSFS "/rescan", "1"));
+	ASSERT_EQ(0, cxltier_ckpt_open(self->ctx, NAME, CXLTIER_REGION_RDWR, &self->ck));
+	EXPECT_EQ(3, restore(self->ck, MiB, NULL, &bad));
+	EXPECT_EQ(0, bad);
+	cxltier_ckpt_close(self->ck);
+	self->ck = NULL;
+
+	ASSERT_EQ(0, cxlt_write(CXLT_SYSFS "/blade_restore", blade));
+	ASSERT_EQ(0, cxlt_write(CXLT_SYSFS "/rescan", "1"));
+	ASSERT_EQ(0, wait_state(self->pools[1], "online", 10));
+	ASSERT_EQ(0, cxltier_ckpt_open(self->ctx, NAME, CXLTIER_REGION_RDWR, &self->ck));
+	EXPECT_EQ(3, restore(self->ck, MiB, &info, &bad));
+	ASSERT_NE(NULL, info);
+	EXPECT_EQ(CXLTIER_CKPT_COPY_STALE, cxltier_ckpt_info_get_copy_state(info, 1));
+	EXPECT_EQ(2, cxltier_ckpt_info_get_copy_generation(info, 1));
+	cxltier_ckpt_info_free(info);
+	info = NULL;
+	ASSERT_EQ(0, commit(self->ck, 4, MiB, 0));
+	EXPECT_EQ(2, cxltier_ckpt_get_durable_copies(self->ck));
+	EXPECT_EQ(4, restore(self->ck, MiB, &info, &bad));
+	EXPECT_EQ(CXLTIER_CKPT_COPY_OK, cxltier_ckpt_info_get_copy_state(info, 1));
+	cxltier_ckpt_info_free(info);
+}
+
+/* Map copy @k's region read-write through the module; NULL on failure. */
+static uint8_t *map_copy(int dev, int k, size_t *len)
+{
+	char rname[64];
+	struct rstat s;
+	void *p;
+	int fd;
+
+	snprintf(rname, sizeof(rname), "%s@%d", NAME, k);
+	if (rg_stat(dev, rname, &s))
+		return NULL;
+	fd = rg_open(dev, rname, 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
+	if (fd < 0)
+		return NULL;
+	p = mmap(NULL, s.st.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	*len = s.st.length;
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Bad input and foreign data: clear errors, nothing overwritten. */
+TEST_F_TIMEOUT(ckpt, bad_input, 120)
+{
+	struct cxltier_ckpt *other = NULL;
+	struct cxltier_ckpt_params *p;
+	uint8_t *c0, *c1, *before;
+	size_t len0, len1, bad = 1;
+	void *staging;
+	char small[16];
+
+	/* Nothing committed yet. */
+	EXPECT_EQ(-ENODATA, cxltier_ckpt_restore(self->ck, small, sizeof(small), NULL));
+	EXPECT_EQ(-ENOENT, cxltier_ckpt_open(self->ctx, "ck-none", CXLTIER_REGION_READ, &other));
+	EXPECT_EQ(-EFBIG, cxltier_ckpt_begin(self->ck, CAP + 1, &staging));
+	ASSERT_EQ(0, cxltier_ckpt_params_new(&p));
+	EXPECT_EQ(-EINVAL, cxltier_ckpt_params_set_capacity(p, 0));
+	EXPECT_EQ(-EINVAL, cxltier_ckpt_params_set_copies(p, 3));
+	cxltier_ckpt_params_free(p);
+	ASSERT_EQ(0, commit(self->ck, 1, MiB, 0));
+	EXPECT_EQ(-ENOBUFS, cxltier_ckpt_restore(self->ck, small, sizeof(small), NULL));
+
+	/* Both copies' headers say major 2: not read, not written. */
+	c0 = map_copy(self->dev, 0, &len0);
+	c1 = map_copy(self->dev, 1, &len1);
+	ASSERT_NE(NULL, c0);
+	ASSERT_NE(NULL, c1);
+	c0[8] = 2;
+	c1[8] = 2;
+	cxltier_ckpt_close(self->ck);
+	self->ck = NULL;
+	before = malloc(len0);
+	ASSERT_NE(NULL, before);
+	memcpy(before, c0, len0);
+	if (!cxltier_ckpt_open(self->ctx, NAME, CXLTIER_REGION_RDWR, &self->ck)) {
+		EXPECT_EQ(-EPROTONOSUPPORT,
+			  cxltier_ckpt_restore(self->ck, small, sizeof(small), NULL));
+		EXPECT_NE(0, cxltier_ckpt_begin(self->ck, MiB, &staging));
+		EXPECT_NE(0, commit(self->ck, 2, MiB, 1));
+		cxltier_ckpt_close(self->ck);
+		self->ck = NULL;
+	}
+	EXPECT_EQ(0, memcmp(before, c0, len0));
+	free(before);
+
+	/* Put the headers back: generation 1 is still there. */
+	c0[8] = 1;
+	c1[8] = 1;
+	munmap(c0, len0);
+	munmap(c1, len1);
+	ASSERT_EQ(0, cxltier_ckpt_open(self->ctx, NAME, CXLTIER_REGION_RDWR, &self->ck));
+	EXPECT_EQ(1, restore(self->ck, MiB, NULL, &bad));
+	EXPECT_EQ(0, bad);
+}
+
+TEST_HARNESS_MAIN
