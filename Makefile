@@ -11,6 +11,9 @@
 #   make bench        the guest benchmark: one boot of the pool topology, the same Zipf
 #                     workload on cxltier, the kernel's tiering, DAMON, DRAM and CXL
 #                     (bench/out/guest.json, bench/out/guest.png; bench/run-guest)
+#   make bench-ckpt   the checkpoint benchmark: one boot of the persist topology, commit
+#                     and restore of a 64 MiB state against a file written with msync
+#                     (bench/out/ckpt.json; bench/run-ckpt)
 #   make sparse       module build with sparse (C=2)
 #   make checkpatch   kernel style check of kmod/ and include/
 #   make debug-kernel build the checker guest kernel (KASAN, KFENCE, lockdep, ...)
@@ -34,7 +37,8 @@ BUILD  ?= $(ROOT)/build
 KMAKE  = $(MAKE) -C $(KDIR) M=$(ROOT) W=1
 
 .PHONY: all module userspace selftests sparse checkpatch check demo bench-sim bench setup \
-	guest clean debug-kernel debug-module debug-guest check-debug guest-tools crash-test
+	guest clean debug-kernel debug-module debug-guest check-debug guest-tools crash-test \
+	bench-ckpt
 
 all: module userspace selftests
 
@@ -104,6 +108,11 @@ crash-test: module guest-tools
 
 demo: all guest
 	@CXLT_BUILD=$(BUILD) qemu/demo
+
+bench-ckpt: module guest-tools
+	cmake --build $(BUILD) --target cxlt-bench-ckpt
+	qemu/build-guest --build $(BUILD)
+	@bench/run-ckpt $(BUILD)
 
 bench-sim: userspace
 	@bench/run-sim $(BUILD)
