@@ -795,6 +795,11 @@ unsigned int cxltier_ckpt_get_durable_copies(const struct cxltier_ckpt *ckpt);
  * durable in every copy that is there.  cxltier_ckpt_abort() forgets a begun commit
  * (the last committed generation stays).  The staging memory is valid until the
  * commit or abort.
+ *
+ * With @staging NULL the state goes only through cxltier_ckpt_write(), which then
+ * writes every copy itself and, for writes in order from offset 0, checksums the
+ * state on the way: the commit does not read persistent memory back (the fastest
+ * synchronous commit from a buffer in DRAM).
  */
 int cxltier_ckpt_begin(struct cxltier_ckpt *ckpt, uint64_t size, void **staging);
 int cxltier_ckpt_write(struct cxltier_ckpt *ckpt, uint64_t off, const void *buf, size_t len);
@@ -817,10 +822,12 @@ int cxltier_ckpt_poll(struct cxltier_ckpt *ckpt, uint64_t *generation);
 
 /*
  * Restore: the newest generation whose data verifies in some copy, read into @buf
- * (@bufsize bytes).  Every copy's newest record is checked against its data, so
- * *@info (if not NULL; free it with cxltier_ckpt_info_free()) tells each copy's
- * state.  On success, when a copy is bad, missing or of a newer format,
- * cxltier_get_last_error() of the context says which and why (else it is "").
+ * (@bufsize bytes).  Data is read until a copy verifies (once, when nothing is
+ * wrong); *@info (if not NULL; free it with cxltier_ckpt_info_free()) tells each
+ * copy's state, from its records for a copy whose data was not read
+ * (cxltier_ckpt_verify() reads them all).  On success, when a copy is bad,
+ * missing or of a newer format, cxltier_get_last_error() of the context says
+ * which and why (else it is "").
  *   -ENODATA  nothing committed verifies (or nothing was ever committed); the
  *             reason says what each copy holds
  *   -ENOBUFS  @bufsize is smaller than the generation's size

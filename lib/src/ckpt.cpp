@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ckpt_core.hpp"
+#include "crc32c.hpp"
 #include "ctx.hpp"
 #include "export.hpp"
 #include "pool.hpp"
@@ -77,6 +78,12 @@ struct cxltier_ckpt {
 	// A synchronous commit between begin and commit or abort.
 	std::optional<core::commit_plan> begun;
 	std::uint64_t begun_size = 0;
+	// Begun without a staging pointer: cxltier_ckpt_write() writes every copy, and
+	// checksums while the writes come in order (@written bytes so far).
+	bool direct = false;
+	bool in_order = true;
+	std::uint64_t written = 0;
+	std::uint32_t crc = 0;
 	// The asynchronous commit: its thread, the state's copy, and its outcome,
 	// which the thread writes before setting @done (release) and wait/poll read
 	// after seeing it (acquire).
@@ -629,9 +636,10 @@ CXLTIER_EXPORT unsigned int cxltier_ckpt_get_durable_copies(const cxltier_ckpt *
 
 CXLTIER_EXPORT int cxltier_ckpt_begin(cxltier_ckpt *ck, uint64_t size, void **staging)
 {
-	if (!ck || !staging)
+	if (!ck)
 		return -EINVAL;
-	*staging = nullptr;
+	if (staging)
+		*staging = nullptr;
 	return guarded(ck->ctx->last_error, [&] {
 		if (int rc = need_write(ck))
 			return rc;
@@ -647,9 +655,14 @@ CXLTIER_EXPORT int cxltier_ckpt_begin(cxltier_ckpt *ck, uint64_t size, void **st
 		if (!p)
 			return fail(ck->ctx, std::move(p).err());
 		core::begin(ck->views, *p, cpu_persist());
-		*staging = core::staging(ck->views, *p);
+		if (staging)
+			*staging = core::staging(ck->views, *p);
 		ck->begun = std::move(*p);
 		ck->begun_size = size;
+		ck->direct = !staging;
+		ck->in_order = true;
+		ck->written = 0;
+		ck->crc = 0;
 		return 0;
 	});
 }
@@ -668,7 +681,17 @@ CXLTIER_EXPORT int cxltier_ckpt_write(cxltier_ckpt *ck, uint64_t off, const void
 							       std::to_string(off) + " is beyond the " +
 							       std::to_string(ck->begun_size) +
 							       " bytes begun"});
-		std::memcpy(core::staging(ck->views, *ck->begun) + off, buf, len);
+		if (!ck->direct) {
+			std::memcpy(core::staging(ck->views, *ck->begun) + off, buf, len);
+			return 0;
+		}
+		core::write_all(ck->views, *ck->begun, off, buf, len, cpu_persist());
+		if (ck->in_order && off == ck->written) {
+			ck->crc = crc32c(ck->crc, buf, len);
+			ck->written += len;
+		} else {
+			ck->in_order = false;
+		}
 		return 0;
 	});
 }
@@ -681,7 +704,13 @@ CXLTIER_EXPORT int cxltier_ckpt_commit(cxltier_ckpt *ck, uint64_t *generation)
 		if (!ck->begun)
 			return fail(ck->ctx, {-EINVAL, quoted_ckpt(ck->name) +
 							       ": no commit has begun (cxltier_ckpt_begin())"});
-		core::commit_staged(ck->views, *ck->begun, ck->begun_size, now_ns(), cpu_persist());
+		// Written in order through cxltier_ckpt_write(): checksummed already.
+		if (ck->direct && ck->in_order && ck->written == ck->begun_size)
+			core::commit_written(ck->views, *ck->begun, ck->begun_size, ck->crc, now_ns(),
+					     cpu_persist());
+		else
+			core::commit_staged(ck->views, *ck->begun, ck->begun_size, now_ns(),
+					    cpu_persist());
 		ck->generation = ck->begun->generation;
 		ck->durable = static_cast<unsigned int>(ck->begun->copies.size());
 		ck->begun.reset();
@@ -778,7 +807,8 @@ int check(cxltier_ckpt *ck, check_kind kind, void *buf, uint64_t bufsize, cxltie
 	if (kind == check_kind::stat)
 		r = core::peek(ck->views, s);
 	else
-		r = core::restore(ck->views, s, buf, kind == check_kind::restore ? bufsize : 0);
+		r = core::restore(ck->views, s, buf, kind == check_kind::restore ? bufsize : 0,
+				  kind == check_kind::verify);
 	if (info)
 		*info = make_info(ck, r);
 	if (!r.generation) {

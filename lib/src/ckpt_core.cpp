@@ -346,6 +346,24 @@ void commit_staged(const std::vector<copy_view> &views, const commit_plan &p, st
 	write_records(views, p, size, crc, now_ns, ops);
 }
 
+void write_all(const std::vector<copy_view> &views, const commit_plan &p, std::uint64_t off,
+	       const void *src, std::size_t len, persist_ops &ops)
+{
+	for (unsigned i : p.copies) {
+		std::byte *dst = data_of(views, p, i) + off;
+		std::memcpy(dst, src, len);
+		ops.flush(dst, len);
+	}
+}
+
+void commit_written(const std::vector<copy_view> &views, const commit_plan &p,
+		    std::uint64_t size, std::uint32_t crc, std::uint64_t now_ns,
+		    persist_ops &ops)
+{
+	ops.fence();
+	write_records(views, p, size, crc, now_ns, ops);
+}
+
 void commit_from(const std::vector<copy_view> &views, const commit_plan &p, const void *src,
 		 std::uint64_t size, std::uint64_t now_ns, persist_ops &ops)
 {
@@ -474,25 +492,33 @@ std::string restore_result::messages(const std::string &name) const
 }
 
 restore_result restore(const std::vector<copy_view> &views, const store_scan &s, void *buf,
-		       std::uint64_t bufsize)
+		       std::uint64_t bufsize, bool every)
 {
 	restore_result r;
 	std::vector<copy_check> checks(s.copies.size());
 
-	// Every copy's slots, newest first, until one verifies.
-	std::vector<candidate> all;
+	// Every copy's slots, newest first, until one verifies (every one: @every).
+	std::vector<candidate> candidates;
 	for (std::size_t i = 0; i < s.copies.size(); i++) {
 		const copy_scan &c = s.copies[i];
 		if (!c.header_ok)
 			continue;
 		for (unsigned sl : slots_newest_first(c))
-			all.push_back({static_cast<unsigned>(i), sl, c.slots[sl].rec.generation});
+			candidates.push_back({static_cast<unsigned>(i), sl, c.slots[sl].rec.generation});
 	}
-	std::stable_sort(all.begin(), all.end(), [](const candidate &a, const candidate &b) {
+	std::stable_sort(candidates.begin(), candidates.end(),
+			 [](const candidate &a, const candidate &b) {
 		return a.generation > b.generation;
 	});
 	bool found = false;
-	for (const candidate &cand : all) {
+	for (const candidate &cand : candidates) {
+		if (found && !every) {
+			// Not read: what its records say, as peek() does.
+			copy_check &k = checks[cand.copy];
+			if (k.verified_slot < 0 && !k.corrupt_gen)
+				k.verified_slot = static_cast<int>(cand.slot);
+			continue;
+		}
 		copy_check &k = checks[cand.copy];
 		if (k.verified_slot >= 0)
 			continue; // this copy's newest good one is known

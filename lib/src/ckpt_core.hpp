@@ -158,6 +158,17 @@ std::byte *staging(const std::vector<copy_view> &views, const commit_plan &p) no
 void commit_staged(const std::vector<copy_view> &views, const commit_plan &p, std::uint64_t size,
 		   std::uint64_t now_ns, persist_ops &ops);
 
+// After begin(): @len bytes of @src to offset @off of every copy's data, written
+// back (not fenced yet).
+void write_all(const std::vector<copy_view> &views, const commit_plan &p, std::uint64_t off,
+	       const void *src, std::size_t len, persist_ops &ops);
+
+// Steps 2 and 3 when write_all() put all @size bytes in every copy and @crc is
+// their checksum: fence, then the records.
+void commit_written(const std::vector<copy_view> &views, const commit_plan &p,
+		    std::uint64_t size, std::uint32_t crc, std::uint64_t now_ns,
+		    persist_ops &ops);
+
 // The same from @src (not in any copy): begin(), then @src copied to every copy.
 void commit_from(const std::vector<copy_view> &views, const commit_plan &p, const void *src,
 		 std::uint64_t size, std::uint64_t now_ns, persist_ops &ops);
@@ -180,11 +191,14 @@ struct restore_result {
 };
 
 // The newest generation whose data verifies in some copy, copied into @buf when
-// @buf is not null and @bufsize holds it; every copy's newest valid record is
-// checked against its data, so each copy's state is known.  Never fails: a
-// result with generation 0 says nothing verifies (see the copies for why).
+// @buf is not null and @bufsize holds it.  With @every, every copy's newest valid
+// record is checked against its data, so each copy's state is known (verify);
+// without, the data is read until one copy verifies (restore: one read of the
+// state when nothing is wrong), and a copy not read gets its state from its
+// records, as peek() gives it.  Never fails: a result with generation 0 says
+// nothing verifies (see the copies for why).
 restore_result restore(const std::vector<copy_view> &views, const store_scan &s, void *buf,
-		       std::uint64_t bufsize);
+		       std::uint64_t bufsize, bool every = true);
 
 // Records only (no data read): generation, size and time of the newest valid
 // record, and states as restore() would give them if every data checksum held.

@@ -210,7 +210,10 @@ TEST_F_TIMEOUT(ckpt, replicated, 120)
 	cxltier_ckpt_info_free(info);
 }
 
-/* The newest data of one copy damaged on the device: detected, the other copy used. */
+/*
+ * The newest data of the copy restore reads first damaged on the device: detected,
+ * the other copy used, and said so.
+ */
 TEST_F_TIMEOUT(ckpt, corrupt_copy, 120)
 {
 	struct cxltier_ckpt_info *info = NULL;
@@ -223,9 +226,9 @@ TEST_F_TIMEOUT(ckpt, corrupt_copy, 120)
 		SKIP(return, "no host corruption channel (cxlt-corrupt)");
 	ASSERT_EQ(0, commit(self->ck, 1, MiB, 0));
 	ASSERT_EQ(0, commit(self->ck, 2, MiB, 0));
-	snprintf(rname, sizeof(rname), "%s@1", NAME);
+	snprintf(rname, sizeof(rname), "%s@0", NAME);
 	ASSERT_EQ(0, rg_stat(self->dev, rname, &s));
-	/* 64 bytes into each slot's data (8192, 8192 + stride) of copy 1. */
+	/* 64 bytes into each slot's data (8192, 8192 + stride) of copy 0. */
 	for (int k = 0; k < 2; k++) {
 		snprintf(cmd, sizeof(cmd), "cxlt-corrupt %s %llu 64 >/dev/null", s.st.pool,
 			 (unsigned long long)(s.st.pool_offset + 8192 + k * stride + 64));
@@ -234,17 +237,17 @@ TEST_F_TIMEOUT(ckpt, corrupt_copy, 120)
 	EXPECT_EQ(2, restore(self->ck, MiB, &info, &bad));
 	EXPECT_EQ(0, bad);
 	ASSERT_NE(NULL, info);
-	EXPECT_EQ(0, cxltier_ckpt_info_get_source(info));
-	EXPECT_EQ(CXLTIER_CKPT_COPY_OK, cxltier_ckpt_info_get_copy_state(info, 0));
-	EXPECT_EQ(CXLTIER_CKPT_COPY_BAD, cxltier_ckpt_info_get_copy_state(info, 1));
-	EXPECT_NE(NULL, strstr(cxltier_get_last_error(self->ctx), "copy 1 bad")) {
+	EXPECT_EQ(1, cxltier_ckpt_info_get_source(info));
+	EXPECT_EQ(CXLTIER_CKPT_COPY_BAD, cxltier_ckpt_info_get_copy_state(info, 0));
+	EXPECT_EQ(CXLTIER_CKPT_COPY_OK, cxltier_ckpt_info_get_copy_state(info, 1));
+	EXPECT_NE(NULL, strstr(cxltier_get_last_error(self->ctx), "copy 0 bad")) {
 		TH_LOG("message: %s", cxltier_get_last_error(self->ctx));
 	}
 	cxltier_ckpt_info_free(info);
 	info = NULL;
 	/* An operator's verify finds it too. */
 	ASSERT_EQ(0, cxltier_ckpt_verify(self->ck, &info));
-	EXPECT_EQ(CXLTIER_CKPT_COPY_BAD, cxltier_ckpt_info_get_copy_state(info, 1));
+	EXPECT_EQ(CXLTIER_CKPT_COPY_BAD, cxltier_ckpt_info_get_copy_state(info, 0));
 	cxltier_ckpt_info_free(info);
 }
 

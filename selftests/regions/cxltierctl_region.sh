@@ -36,7 +36,7 @@ trap cleanup EXIT
 
 echo "1..8"
 check "create with a mode" cxltierctl region create "$name" 8M --policy fast-first --mode 0640
-check "listed in the table" sh -c "cxltierctl region list | grep -E '^$name +[0-9]+ +8 MiB +fast-first +root +0640'"
+check "listed in the table" sh -c "cxltierctl region list | grep -E '^$name +[0-9]+ +8 MiB +fast-first +volatile +- +root +0640'"
 check "listed in the JSON" sh -c "cxltierctl region list --json | grep -q '\"name\": \"$name\"'"
 check "touch places every page" sh -c "cxltierctl region touch $name | grep -q 'Touched 2048 pages'"
 check "stat shows them resident" sh -c "cxltierctl region stat $name --json | grep -q '\"resident_pages\": 2048'"

@@ -210,18 +210,29 @@ struct store {
 		m.settle();
 	}
 
-	// A whole commit (begin, staging writes, commit) or one from a buffer.
-	std::uint64_t commit(const std::vector<std::byte> &data, bool staged,
+	// A whole commit: begin, staging writes, commit (staged, mode 1); from a
+	// buffer (mode 0); or begin, in-order writes to every copy checksummed on the
+	// way, commit (direct, mode 2: cxltier_ckpt_write() without a staging pointer).
+	std::uint64_t commit(const std::vector<std::byte> &data, int mode,
 			     std::vector<unsigned int> missing = {})
 	{
 		auto v = m.views(missing);
 		auto s = ck::scan(v);
 		auto p = ck::plan(v, s, "job");
 		EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.err().msg);
-		if (staged) {
+		if (mode == 1) {
 			ck::begin(v, *p, m);
 			std::memcpy(ck::staging(v, *p), data.data(), data.size());
 			ck::commit_staged(v, *p, data.size(), 2000 + p->generation, m);
+		} else if (mode == 2) {
+			ck::begin(v, *p, m);
+			std::uint32_t crc = 0;
+			for (std::size_t off = 0; off < data.size(); off += 5000) {
+				std::size_t n = std::min<std::size_t>(5000, data.size() - off);
+				ck::write_all(v, *p, off, data.data() + off, n, m);
+				crc = cxltier::internal::crc32c(crc, data.data() + off, n);
+			}
+			ck::commit_written(v, *p, data.size(), crc, 2000 + p->generation, m);
 		} else {
 			ck::commit_from(v, *p, data.data(), data.size(), 2000 + p->generation, m);
 		}
@@ -288,7 +299,12 @@ TEST(CkptCore, ZeroRegionIsNotACheckpoint)
 	EXPECT_EQ(p.err().code, -EIO);
 }
 
-class CkptCopies : public ::testing::TestWithParam<std::tuple<unsigned int, bool>> {};
+class CkptCopies : public ::testing::TestWithParam<std::tuple<unsigned int, int>> {};
+
+const char *mode_name(int mode)
+{
+	return mode == 0 ? "buffer" : mode == 1 ? "staged" : "direct";
+}
 
 // Generations follow each other, each restored whole, with its size and time, from
 // a buffer commit and a staged one alike; each copy alternates its slots.
@@ -394,10 +410,10 @@ TEST_P(CkptCopies, CrashAtEveryStep)
 }
 
 INSTANTIATE_TEST_SUITE_P(, CkptCopies,
-			 ::testing::Combine(::testing::Values(1u, 2u), ::testing::Bool()),
+			 ::testing::Combine(::testing::Values(1u, 2u), ::testing::Values(0, 1, 2)),
 			 [](const auto &info) {
 				 return std::to_string(std::get<0>(info.param)) + "copies_" +
-					(std::get<1>(info.param) ? "staged" : "buffer");
+					mode_name(std::get<1>(info.param));
 			 });
 
 // A record cut short (half of its words new, half zero) fails its checksum: the
@@ -420,6 +436,32 @@ TEST(CkptCore, TornRecordReadsEmpty)
 	EXPECT_EQ(r.generation, 1u);
 	EXPECT_TRUE(same(out, d1, r.size));
 	EXPECT_EQ(r.copies[0].state, ck::copy_state::ok);
+}
+
+// Restore (not verify) reads the data of one copy when it verifies: a copy it did
+// not read is reported from its records; verify reads every copy and finds it bad.
+TEST(CkptCore, RestoreReadsOneCopy)
+{
+	store st(2);
+	std::mt19937_64 rng(18);
+	auto d1 = random_state(rng, 5000), d2 = random_state(rng, 6000);
+	st.commit(d1, 2);
+	st.commit(d2, 2);
+	auto s = ck::scan(st.m.views());
+	int newest = s.copies[1].newest();
+	auto *h = reinterpret_cast<const ck::header *>(st.m.memory(1).data());
+	st.m.memory(1)[h->slot_offset[newest] + ck::data_offset + 99] ^= std::byte{0x01};
+	std::vector<std::byte> out(capacity);
+	auto v = st.m.views();
+	auto r = ck::restore(v, ck::scan(v), out.data(), out.size(), false);
+	EXPECT_EQ(r.generation, 2u);
+	EXPECT_EQ(r.source, 0);
+	EXPECT_TRUE(same(out, d2, r.size));
+	EXPECT_EQ(r.copies[1].state, ck::copy_state::ok);
+	EXPECT_EQ(r.copies[1].generation, 2u);
+	r = ck::restore(v, ck::scan(v), nullptr, 0, true);
+	EXPECT_EQ(r.copies[1].state, ck::copy_state::bad);
+	EXPECT_EQ(r.copies[1].generation, 1u);
 }
 
 // Data corrupted in one copy: detected by its checksum, the other copy used, the
