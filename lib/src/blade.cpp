@@ -216,19 +216,14 @@ CXLTIER_EXPORT cxltier_blade *cxltier_blade_get_next(cxltier_blade *blade)
 {
 	if (!blade)
 		return nullptr;
-	auto &all = blade->ctx->snap->blades;
-	auto next = static_cast<std::size_t>(blade - all.data()) + 1;
-	return next < all.size() ? &all[next] : nullptr;
+	return snapshot_next(blade->ctx->snap->blades, blade);
 }
 
 CXLTIER_EXPORT cxltier_blade *cxltier_blade_get_by_name(cxltier_ctx *ctx, const char *name)
 {
 	if (!ctx || !name)
 		return nullptr;
-	for (auto &b : ctx->snap->blades)
-		if (b.name == name)
-			return &b;
-	return nullptr;
+	return snapshot_find(ctx->snap->blades, name);
 }
 
 CXLTIER_EXPORT cxltier_ctx *cxltier_blade_get_ctx(const cxltier_blade *blade)

@@ -364,6 +364,15 @@ void forget_lost(cxltier_ckpt *ck)
 	}
 }
 
+int fits(cxltier_ckpt *ck, std::uint64_t size)
+{
+	if (size > ck->capacity)
+		return fail(ck->ctx, {-EFBIG, quoted_ckpt(ck->name) + ": " + std::to_string(size) +
+						      " bytes is more than its capacity (" +
+						      std::to_string(ck->capacity) + ")"});
+	return 0;
+}
+
 int need_write(cxltier_ckpt *ck)
 {
 	if (ck->access & CXLTIER_REGION_WRITE)
@@ -645,10 +654,8 @@ CXLTIER_EXPORT int cxltier_ckpt_begin(cxltier_ckpt *ck, uint64_t size, void **st
 			return rc;
 		if (int rc = busy(ck))
 			return rc;
-		if (size > ck->capacity)
-			return fail(ck->ctx, {-EFBIG, quoted_ckpt(ck->name) + ": " + std::to_string(size) +
-							      " bytes is more than its capacity (" +
-							      std::to_string(ck->capacity) + ")"});
+		if (int rc = fits(ck, size))
+			return rc;
 		forget_lost(ck);
 		core::store_scan s = core::scan(ck->views);
 		auto p = core::plan(ck->views, s, ck->name);
@@ -745,10 +752,8 @@ CXLTIER_EXPORT int cxltier_ckpt_commit_async(cxltier_ckpt *ck, const void *state
 			return fail(ck->ctx, {-EBUSY, quoted_ckpt(ck->name) +
 							      ": the last asynchronous commit was not waited for"});
 		forget_lost(ck);
-		if (size > ck->capacity)
-			return fail(ck->ctx, {-EFBIG, quoted_ckpt(ck->name) + ": " + std::to_string(size) +
-							      " bytes is more than its capacity (" +
-							      std::to_string(ck->capacity) + ")"});
+		if (int rc = fits(ck, size))
+			return rc;
 		if (size > ck->buffer_size || !ck->buffer) {
 			ck->buffer.reset();
 			ck->buffer_size = 0;

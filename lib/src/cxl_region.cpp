@@ -43,9 +43,7 @@ CXLTIER_EXPORT cxltier_cxl_region *cxltier_cxl_region_get_next(cxltier_cxl_regio
 {
 	if (!region)
 		return nullptr;
-	auto &all = region->ctx->snap->cxl_regions;
-	auto next = static_cast<std::size_t>(region - all.data()) + 1;
-	return next < all.size() ? &all[next] : nullptr;
+	return cxltier::internal::snapshot_next(region->ctx->snap->cxl_regions, region);
 }
 
 CXLTIER_EXPORT cxltier_cxl_region *cxltier_cxl_region_get_by_name(cxltier_ctx *ctx,
@@ -53,10 +51,7 @@ CXLTIER_EXPORT cxltier_cxl_region *cxltier_cxl_region_get_by_name(cxltier_ctx *c
 {
 	if (!ctx || !name)
 		return nullptr;
-	for (auto &r : ctx->snap->cxl_regions)
-		if (r.name == name)
-			return &r;
-	return nullptr;
+	return cxltier::internal::snapshot_find(ctx->snap->cxl_regions, name);
 }
 
 CXLTIER_EXPORT cxltier_ctx *cxltier_cxl_region_get_ctx(const cxltier_cxl_region *region)

@@ -116,19 +116,14 @@ CXLTIER_EXPORT cxltier_pool *cxltier_pool_get_next(cxltier_pool *pool)
 {
 	if (!pool)
 		return nullptr;
-	auto &v = pool->ctx->snap->pools;
-	std::size_t i = static_cast<std::size_t>(pool - v.data()) + 1;
-	return i < v.size() ? &v[i] : nullptr;
+	return snapshot_next(pool->ctx->snap->pools, pool);
 }
 
 CXLTIER_EXPORT cxltier_pool *cxltier_pool_get_by_name(cxltier_ctx *ctx, const char *name)
 {
 	if (!ctx || !name)
 		return nullptr;
-	for (auto &p : ctx->snap->pools)
-		if (p.name == name)
-			return &p;
-	return nullptr;
+	return snapshot_find(ctx->snap->pools, name);
 }
 
 CXLTIER_EXPORT cxltier_ctx *cxltier_pool_get_ctx(const cxltier_pool *pool)

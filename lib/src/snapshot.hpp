@@ -25,4 +25,21 @@ struct snapshot {
 
 result<std::unique_ptr<snapshot>> load_snapshot(cxltier_ctx *ctx, const fs::path &root);
 
+// The object after @item in its snapshot vector @all, or null at the end: what
+// every cxltier_*_get_next() of the C ABI does.
+template <typename T> T *snapshot_next(std::vector<T> &all, T *item)
+{
+	auto next = static_cast<std::size_t>(item - all.data()) + 1;
+	return next < all.size() ? &all[next] : nullptr;
+}
+
+// The object of @all named @name, or null: every cxltier_*_get_by_name().
+template <typename T> T *snapshot_find(std::vector<T> &all, const char *name)
+{
+	for (auto &x : all)
+		if (x.name == name)
+			return &x;
+	return nullptr;
+}
+
 } // namespace cxltier::internal

@@ -172,19 +172,14 @@ CXLTIER_EXPORT cxltier_tier *cxltier_tier_get_next(cxltier_tier *tier)
 {
 	if (!tier)
 		return nullptr;
-	auto &all = tier->ctx->snap->tiers;
-	auto next = static_cast<std::size_t>(tier - all.data()) + 1;
-	return next < all.size() ? &all[next] : nullptr;
+	return snapshot_next(tier->ctx->snap->tiers, tier);
 }
 
 CXLTIER_EXPORT cxltier_tier *cxltier_tier_get_by_name(cxltier_ctx *ctx, const char *name)
 {
 	if (!ctx || !name)
 		return nullptr;
-	for (auto &t : ctx->snap->tiers)
-		if (t.name == name)
-			return &t;
-	return nullptr;
+	return snapshot_find(ctx->snap->tiers, name);
 }
 
 CXLTIER_EXPORT cxltier_ctx *cxltier_tier_get_ctx(const cxltier_tier *tier)

@@ -83,9 +83,7 @@ CXLTIER_EXPORT cxltier_node *cxltier_node_get_next(cxltier_node *node)
 {
 	if (!node)
 		return nullptr;
-	auto &all = node->ctx->snap->numa.nodes;
-	auto next = static_cast<std::size_t>(node - all.data()) + 1;
-	return next < all.size() ? &all[next] : nullptr;
+	return snapshot_next(node->ctx->snap->numa.nodes, node);
 }
 
 CXLTIER_EXPORT cxltier_node *cxltier_node_get_by_id(cxltier_ctx *ctx, int id)

@@ -142,6 +142,20 @@ static inline int cxlt_insmod(const char *params)
 	return rc;
 }
 
+/* Poll /sys/kernel/cxltier/pools/@pool/state until it reads @want; 0, or -1 after @secs. */
+static inline int cxlt_wait_pool_state(const char *pool, const char *want, int secs)
+{
+	char state[32];
+
+	for (int i = 0; i < secs * 10; i++) {
+		if (!cxlt_readf(state, sizeof(state), CXLT_SYSFS "/pools/%s/%s", pool, "state") &&
+		    !strcmp(state, want))
+			return 0;
+		usleep(100000);
+	}
+	return -1;
+}
+
 #ifdef __KSELFTEST_HARNESS_H
 /*
  * Test timeouts and times.  Every test names its timeout (TEST_F_TIMEOUT, with a wide

@@ -77,19 +77,6 @@ static int two_pools(char pools[2][32])
 	return n;
 }
 
-static int wait_state(const char *pool, const char *want, int secs)
-{
-	char state[32];
-
-	for (int i = 0; i < secs * 10; i++) {
-		if (!cxlt_readf(state, sizeof(state), POOLS "/%s/%s", pool, "state") &&
-		    !strcmp(state, want))
-			return 0;
-		usleep(100000);
-	}
-	return -1;
-}
-
 FIXTURE(ckpt) {
 	struct cxltier_ctx *ctx;
 	struct cxltier_ckpt *ck;
@@ -287,7 +274,7 @@ TEST_F_TIMEOUT(ckpt, fenced_copy, 180)
 
 	ASSERT_EQ(0, cxlt_write(CXLT_SYSFS "/blade_restore", blade));
 	ASSERT_EQ(0, cxlt_write(CXLT_SYSFS "/rescan", "1"));
-	ASSERT_EQ(0, wait_state(self->pools[1], "online", 10));
+	ASSERT_EQ(0, cxlt_wait_pool_state(self->pools[1], "online", 10));
 	ASSERT_EQ(0, cxltier_ckpt_open(self->ctx, NAME, CXLTIER_REGION_RDWR, &self->ck));
 	EXPECT_EQ(3, restore(self->ck, MiB, &info, &bad));
 	ASSERT_NE(NULL, info);

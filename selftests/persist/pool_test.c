@@ -100,6 +100,18 @@ static int reload(void)
 	return rc ?: cxlt_insmod(params);
 }
 
+/* reload() with /dev/cxltier closed around it: *@dev is open again after; 0 or -1. */
+static int reload_dev(int *dev)
+{
+	if (*dev >= 0)
+		close(*dev);
+	*dev = -1;
+	if (reload())
+		return -1;
+	*dev = dev_open();
+	return *dev < 0 ? -1 : 0;
+}
+
 /* Have the host flip @len bytes at @off of pool @pool's device file; 0 or -1. */
 static int corrupt(const char *pool, uint64_t off, uint64_t len)
 {
@@ -318,9 +330,7 @@ TEST_F_TIMEOUT(persist, survives_reload, 60)
 	self->dev = -1;
 
 	/* Persistent regions nobody has open do not pin the module. */
-	ASSERT_EQ(0, reload());
-	self->dev = dev_open();
-	ASSERT_LE(0, self->dev);
+	ASSERT_EQ(0, reload_dev(&self->dev));
 	ASSERT_EQ(0, rg_stat(self->dev, "pt-a", &s));
 	EXPECT_EQ(CXLTIER_REGION_PERSISTENT, s.st.region_flags);
 	EXPECT_EQ(2 * MiB, s.st.length);
@@ -332,20 +342,6 @@ TEST_F_TIMEOUT(persist, survives_reload, 60)
 	EXPECT_EQ(0, check(p, 2 * MiB / 8, 3));
 	munmap(p, 2 * MiB);
 	close(fd);
-}
-
-/* Poll a pool's state until it is @want; 0 or -1 after @secs. */
-static int wait_state(const char *pool, const char *want, int secs)
-{
-	char state[32];
-
-	for (int i = 0; i < secs * 10; i++) {
-		if (!cxlt_readf(state, sizeof(state), POOLS "/%s/%s", pool, "state") &&
-		    !strcmp(state, want))
-			return 0;
-		usleep(100000);
-	}
-	return -1;
 }
 
 /* Does reading *@p kill a child with SIGBUS? */
@@ -398,7 +394,7 @@ TEST_F_TIMEOUT(persist, fence_loses_pool, 60)
 
 	/* The next scan drops it; it is not attached again over a fenced blade. */
 	ASSERT_EQ(0, cxlt_write(CXLT_SYSFS "/rescan", "1"));
-	ASSERT_EQ(0, wait_state(self->pool, "bad", 10));
+	ASSERT_EQ(0, cxlt_wait_pool_state(self->pool, "bad", 10));
 	ASSERT_EQ(0, cxlt_readf(err, sizeof(err), POOLS "/%s/%s", self->pool, "error"));
 	EXPECT_NE(NULL, strstr(err, "fenced"));
 	EXPECT_EQ(-ENOENT, rg_stat(self->dev, "pt-a", &s));
@@ -409,7 +405,7 @@ TEST_F_TIMEOUT(persist, fence_loses_pool, 60)
 	/* Back in service: the pool and its region return, data intact. */
 	ASSERT_EQ(0, cxlt_write(CXLT_SYSFS "/blade_restore", blade));
 	ASSERT_EQ(0, cxlt_write(CXLT_SYSFS "/rescan", "1"));
-	ASSERT_EQ(0, wait_state(self->pool, "online", 10));
+	ASSERT_EQ(0, cxlt_wait_pool_state(self->pool, "online", 10));
 	fd = rg_open(self->dev, "pt-a", 0, CXLTIER_OPEN_READ);
 	ASSERT_LE(0, fd);
 	p = mmap(NULL, 2 * MiB, PROT_READ, MAP_SHARED, fd, 0);
@@ -470,40 +466,28 @@ TEST_F_TIMEOUT(persist, bad_superblock, 120)
 	if (!can_corrupt())
 		SKIP(return, "no host corruption channel (cxlt-corrupt)");
 	ASSERT_EQ(0, make_region(self->dev, "pt-a", self->pool, 5));
-	close(self->dev);
-	self->dev = -1;
 
 	/* Copy A's uuid bytes: its CRC fails, copy B is used. */
 	ASSERT_EQ(0, corrupt(self->pool, 16, 4));
-	ASSERT_EQ(0, reload());
-	self->dev = dev_open();
-	ASSERT_LE(0, self->dev);
-	ASSERT_EQ(0, wait_state(self->pool, "online", 10));
+	ASSERT_EQ(0, reload_dev(&self->dev));
+	ASSERT_EQ(0, cxlt_wait_pool_state(self->pool, "online", 10));
 	EXPECT_EQ(0, region_bad_words(self->dev, "pt-a", 5));
-	close(self->dev);
-	self->dev = -1;
 
 	/* Both copies: refused, with a reason; format will not overwrite it. */
 	ASSERT_EQ(0, corrupt(self->pool, 0x1000 + 16, 4));
-	ASSERT_EQ(0, reload());
-	self->dev = dev_open();
-	ASSERT_LE(0, self->dev);
-	EXPECT_EQ(0, wait_state(self->pool, "bad", 10));
+	ASSERT_EQ(0, reload_dev(&self->dev));
+	EXPECT_EQ(0, cxlt_wait_pool_state(self->pool, "bad", 10));
 	ASSERT_EQ(0, cxlt_readf(err, sizeof(err), POOLS "/%s/%s", self->pool, "error"));
 	EXPECT_NE(NULL, strstr(err, "superblock"));
 	EXPECT_EQ(-1, region_bad_words(self->dev, "pt-a", 5));
 	EXPECT_EQ(-EEXIST, cxlt_write(CXLT_SYSFS "/pool_format", self->pool));
 	EXPECT_EQ(-ENODEV, pcreate(self->dev, "pt-b", MiB, self->pool, NULL));
-	close(self->dev);
-	self->dev = -1;
 
 	/* Undo (XOR again): nothing was written meanwhile. */
 	ASSERT_EQ(0, corrupt(self->pool, 16, 4));
 	ASSERT_EQ(0, corrupt(self->pool, 0x1000 + 16, 4));
-	ASSERT_EQ(0, reload());
-	self->dev = dev_open();
-	ASSERT_LE(0, self->dev);
-	ASSERT_EQ(0, wait_state(self->pool, "online", 10));
+	ASSERT_EQ(0, reload_dev(&self->dev));
+	ASSERT_EQ(0, cxlt_wait_pool_state(self->pool, "online", 10));
 	EXPECT_EQ(0, region_bad_words(self->dev, "pt-a", 5));
 }
 
@@ -518,26 +502,18 @@ TEST_F_TIMEOUT(persist, bad_table, 120)
 	if (!can_corrupt())
 		SKIP(return, "no host corruption channel (cxlt-corrupt)");
 	ASSERT_EQ(0, make_region(self->dev, "pt-a", self->pool, 6));
-	close(self->dev);
-	self->dev = -1;
 
 	/* Every slot of the 256 entries (0x4000 + 256 * 512 bytes). */
 	ASSERT_EQ(0, corrupt(self->pool, 0x4000, 0x20000));
-	ASSERT_EQ(0, reload());
-	self->dev = dev_open();
-	ASSERT_LE(0, self->dev);
-	EXPECT_EQ(0, wait_state(self->pool, "degraded", 10));
+	ASSERT_EQ(0, reload_dev(&self->dev));
+	EXPECT_EQ(0, cxlt_wait_pool_state(self->pool, "degraded", 10));
 	ASSERT_EQ(0, cxlt_readf(err, sizeof(err), POOLS "/%s/%s", self->pool, "error"));
 	EXPECT_NE(NULL, strstr(err, "unreadable"));
 	EXPECT_EQ(-EROFS, pcreate(self->dev, "pt-b", MiB, self->pool, NULL));
-	close(self->dev);
-	self->dev = -1;
 
 	ASSERT_EQ(0, corrupt(self->pool, 0x4000, 0x20000));
-	ASSERT_EQ(0, reload());
-	self->dev = dev_open();
-	ASSERT_LE(0, self->dev);
-	ASSERT_EQ(0, wait_state(self->pool, "online", 10));
+	ASSERT_EQ(0, reload_dev(&self->dev));
+	ASSERT_EQ(0, cxlt_wait_pool_state(self->pool, "online", 10));
 	EXPECT_EQ(0, region_bad_words(self->dev, "pt-a", 6));
 }
 

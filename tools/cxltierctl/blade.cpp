@@ -253,6 +253,15 @@ public:
 		std::unique_lock guard(lock_);
 		return cv_.wait_for(guard, timeout, [this] { return done_; });
 	}
+	// A signal that came between the writer's look at drain_signal and its write
+	// would not interrupt the write: send it again to the writer's thread, where it
+	// ends a write that is blocked (EINTR), until the write returned.
+	void interrupt()
+	{
+		std::unique_lock guard(lock_);
+		if (!done_)
+			pthread_kill(thread_.native_handle(), static_cast<int>(drain_signal));
+	}
 	// After wait_for() said so: 0 or the negative errno, with the reason.
 	int result() const { return rc_; }
 	const std::string &reason() const { return reason_; }
@@ -372,8 +381,11 @@ void blade_drain(const drain_options &o)
 	{
 		drain_signals signals;
 		drain_writer writer(o.blade);
-		while (!writer.wait_for(std::chrono::duration<double>(o.interval)))
+		while (!writer.wait_for(std::chrono::duration<double>(o.interval))) {
+			if (drain_signal)
+				writer.interrupt();
 			out.show(progress.line(fresh(ctx.get(), o.blade)));
+		}
 		rc = writer.result();
 		reason = writer.reason();
 	}
