@@ -17,65 +17,9 @@
 #include "kselftest_harness.h"
 #include "cxlt_test.h"
 #include "cxlt_region.h"
-#include <cxltier.h>
+#include "cxlt_ckpt.h"
 
-#define POOLS	CXLT_SYSFS "/pools"
-#define MiB	(1ULL << 20)
-#define CAP	(2 * MiB)
 #define NAME	"ck-test"
-
-static uint64_t word(uint64_t gen, size_t i)
-{
-	return (gen * 0x9e3779b97f4a7c15ULL) ^ (i * 0xc2b2ae3d27d4eb4fULL) ^ 0x5555;
-}
-
-static uint64_t *state_of(uint64_t gen, size_t size)
-{
-	uint64_t *s = malloc(size);
-
-	for (size_t i = 0; s && i < size / 8; i++)
-		s[i] = word(gen, i);
-	return s;
-}
-
-static size_t bad_words(const uint64_t *s, size_t size, uint64_t gen)
-{
-	size_t bad = 0;
-
-	for (size_t i = 0; i < size / 8; i++)
-		bad += s[i] != word(gen, i);
-	return bad;
-}
-
-/* Online pools on distinct blades, formatting unformatted ones; how many (max 2). */
-static int two_pools(char pools[2][32])
-{
-	char state[32], blades[2][64];
-	int n = 0;
-	glob_t g;
-
-	if (glob(POOLS "/*/state", 0, NULL, &g))
-		return 0;
-	for (size_t i = 0; i < g.gl_pathc && n < 2; i++) {
-		char *dir = g.gl_pathv[i], *pool;
-
-		*strrchr(dir, '/') = '\0';
-		pool = strrchr(dir, '/') + 1;
-		if (cxlt_readf(state, sizeof(state), POOLS "/%s/%s", pool, "state"))
-			continue;
-		if (!strcmp(state, "unformatted"))
-			cxlt_write(CXLT_SYSFS "/pool_format", pool);
-		if (cxlt_readf(state, sizeof(state), POOLS "/%s/%s", pool, "state") ||
-		    strcmp(state, "online") ||
-		    cxlt_readf(blades[n], sizeof(blades[n]), POOLS "/%s/%s", pool, "blades"))
-			continue;
-		if (n && !strcmp(blades[0], blades[1]))
-			continue;
-		snprintf(pools[n++], 32, "%s", pool);
-	}
-	globfree(&g);
-	return n;
-}
 
 FIXTURE(ckpt) {
 	struct cxltier_ctx *ctx;
@@ -93,7 +37,7 @@ FIXTURE_SETUP(ckpt)
 	self->dev = -1;
 	if (!cxlt_module_loaded())
 		SKIP(return, "cxltier.ko is not loaded");
-	if (two_pools(self->pools) < 2)
+	if (ck_two_pools(self->pools) < 2)
 		SKIP(return, "needs two pools on two blades (the persist topology)");
 	self->dev = dev_open();
 	ASSERT_LE(0, self->dev);
@@ -121,56 +65,6 @@ FIXTURE_TEARDOWN(ckpt)
 		close(self->dev);
 }
 
-/* Commit generation @gen's state of @size bytes, synchronously or not; 0 or -errno. */
-static int commit(struct cxltier_ckpt *ck, uint64_t gen, size_t size, int async)
-{
-	uint64_t *s = state_of(gen, size), got = 0;
-	void *staging;
-	int rc;
-
-	if (!s)
-		return -ENOMEM;
-	if (async) {
-		rc = cxltier_ckpt_commit_async(ck, s, size);
-		/* The state was copied: the job may change it at once. */
-		memset(s, 0xee, size);
-		rc = rc ?: cxltier_ckpt_wait(ck, &got);
-	} else {
-		rc = cxltier_ckpt_begin(ck, size, &staging);
-		if (!rc) {
-			memcpy(staging, s, size / 2);
-			rc = cxltier_ckpt_write(ck, size / 2, (char *)s + size / 2, size - size / 2) ?:
-			     cxltier_ckpt_commit(ck, &got);
-		}
-	}
-	free(s);
-	return rc ?: got == gen ? 0 : -EIO;
-}
-
-/* Restore into a buffer; the generation, or -errno; *@info when @info. */
-static long long restore(struct cxltier_ckpt *ck, size_t size, struct cxltier_ckpt_info **info,
-			 size_t *bad)
-{
-	struct cxltier_ckpt_info *mine = NULL;
-	uint64_t *buf = calloc(1, CAP);
-	long long gen;
-	int rc;
-
-	if (!buf)
-		return -ENOMEM;
-	rc = cxltier_ckpt_restore(ck, buf, CAP, &mine);
-	gen = rc ?: (long long)cxltier_ckpt_info_get_generation(mine);
-	if (!rc && bad)
-		*bad = cxltier_ckpt_info_get_size(mine) != size ? size :
-		       bad_words(buf, size, (uint64_t)gen);
-	free(buf);
-	if (info)
-		*info = mine;
-	else
-		cxltier_ckpt_info_free(mine);
-	return gen;
-}
-
 /* Two copies on two blades; every generation restores whole, also after a reopen. */
 TEST_F_TIMEOUT(ckpt, replicated, 120)
 {
@@ -178,15 +72,15 @@ TEST_F_TIMEOUT(ckpt, replicated, 120)
 	size_t bad = 1;
 
 	ASSERT_EQ(2, cxltier_ckpt_get_copies(self->ck));
-	ASSERT_EQ(0, commit(self->ck, 1, MiB + 24, 0));
-	ASSERT_EQ(0, commit(self->ck, 2, CAP, 1));
-	ASSERT_EQ(0, commit(self->ck, 3, 3 * MiB / 2, 0));
+	ASSERT_EQ(0, ck_commit(self->ck, 1, MiB + 24, 0));
+	ASSERT_EQ(0, ck_commit(self->ck, 2, CAP, 1));
+	ASSERT_EQ(0, ck_commit(self->ck, 3, 3 * MiB / 2, 0));
 	EXPECT_EQ(2, cxltier_ckpt_get_durable_copies(self->ck));
 	cxltier_ckpt_close(self->ck);
 	self->ck = NULL;
 
 	ASSERT_EQ(0, cxltier_ckpt_open(self->ctx, NAME, CXLTIER_REGION_RDWR, &self->ck));
-	EXPECT_EQ(3, restore(self->ck, 3 * MiB / 2, &info, &bad));
+	EXPECT_EQ(3, ck_restore(self->ck, 3 * MiB / 2, &info, &bad));
 	EXPECT_EQ(0, bad);
 	ASSERT_NE(NULL, info);
 	ASSERT_EQ(2, cxltier_ckpt_info_get_nr_copies(info));
@@ -211,8 +105,8 @@ TEST_F_TIMEOUT(ckpt, corrupt_copy, 120)
 
 	if (!getenv("CXLT_QMP_TTY") || system("command -v cxlt-corrupt >/dev/null"))
 		SKIP(return, "no host corruption channel (cxlt-corrupt)");
-	ASSERT_EQ(0, commit(self->ck, 1, MiB, 0));
-	ASSERT_EQ(0, commit(self->ck, 2, MiB, 0));
+	ASSERT_EQ(0, ck_commit(self->ck, 1, MiB, 0));
+	ASSERT_EQ(0, ck_commit(self->ck, 2, MiB, 0));
 	snprintf(rname, sizeof(rname), "%s@0", NAME);
 	ASSERT_EQ(0, rg_stat(self->dev, rname, &s));
 	/* 64 bytes into each slot's data (8192, 8192 + stride) of copy 0. */
@@ -221,7 +115,7 @@ TEST_F_TIMEOUT(ckpt, corrupt_copy, 120)
 			 (unsigned long long)(s.st.pool_offset + 8192 + k * stride + 64));
 		ASSERT_EQ(0, system(cmd));
 	}
-	EXPECT_EQ(2, restore(self->ck, MiB, &info, &bad));
+	EXPECT_EQ(2, ck_restore(self->ck, MiB, &info, &bad));
 	EXPECT_EQ(0, bad);
 	ASSERT_NE(NULL, info);
 	EXPECT_EQ(1, cxltier_ckpt_info_get_source(info));
@@ -249,17 +143,17 @@ TEST_F_TIMEOUT(ckpt, fenced_copy, 180)
 	size_t bad = 1;
 
 	ASSERT_EQ(0, cxlt_readf(blade, sizeof(blade), POOLS "/%s/%s", self->pools[1], "blades"));
-	ASSERT_EQ(0, commit(self->ck, 1, MiB, 0));
-	ASSERT_EQ(0, commit(self->ck, 2, MiB, 0));
+	ASSERT_EQ(0, ck_commit(self->ck, 1, MiB, 0));
+	ASSERT_EQ(0, ck_commit(self->ck, 2, MiB, 0));
 
 	ASSERT_EQ(0, cxlt_write(CXLT_SYSFS "/blade_fence", blade));
-	EXPECT_EQ(2, restore(self->ck, MiB, &info, &bad));
+	EXPECT_EQ(2, ck_restore(self->ck, MiB, &info, &bad));
 	EXPECT_EQ(0, bad);
 	ASSERT_NE(NULL, info);
 	EXPECT_EQ(CXLTIER_CKPT_COPY_MISSING, cxltier_ckpt_info_get_copy_state(info, 1));
 	cxltier_ckpt_info_free(info);
 	info = NULL;
-	ASSERT_EQ(0, commit(self->ck, 3, MiB, 1));
+	ASSERT_EQ(0, ck_commit(self->ck, 3, MiB, 1));
 	EXPECT_EQ(1, cxltier_ckpt_get_durable_copies(self->ck));
 
 	/* A job that opens it now finds one copy and the last generation. */
@@ -267,7 +161,7 @@ TEST_F_TIMEOUT(ckpt, fenced_copy, 180)
 	self->ck = NULL;
 	ASSERT_EQ(0, cxlt_write(CXLT_SYSFS "/rescan", "1"));
 	ASSERT_EQ(0, cxltier_ckpt_open(self->ctx, NAME, CXLTIER_REGION_RDWR, &self->ck));
-	EXPECT_EQ(3, restore(self->ck, MiB, NULL, &bad));
+	EXPECT_EQ(3, ck_restore(self->ck, MiB, NULL, &bad));
 	EXPECT_EQ(0, bad);
 	cxltier_ckpt_close(self->ck);
 	self->ck = NULL;
@@ -276,15 +170,15 @@ TEST_F_TIMEOUT(ckpt, fenced_copy, 180)
 	ASSERT_EQ(0, cxlt_write(CXLT_SYSFS "/rescan", "1"));
 	ASSERT_EQ(0, cxlt_wait_pool_state(self->pools[1], "online", 10));
 	ASSERT_EQ(0, cxltier_ckpt_open(self->ctx, NAME, CXLTIER_REGION_RDWR, &self->ck));
-	EXPECT_EQ(3, restore(self->ck, MiB, &info, &bad));
+	EXPECT_EQ(3, ck_restore(self->ck, MiB, &info, &bad));
 	ASSERT_NE(NULL, info);
 	EXPECT_EQ(CXLTIER_CKPT_COPY_STALE, cxltier_ckpt_info_get_copy_state(info, 1));
 	EXPECT_EQ(2, cxltier_ckpt_info_get_copy_generation(info, 1));
 	cxltier_ckpt_info_free(info);
 	info = NULL;
-	ASSERT_EQ(0, commit(self->ck, 4, MiB, 0));
+	ASSERT_EQ(0, ck_commit(self->ck, 4, MiB, 0));
 	EXPECT_EQ(2, cxltier_ckpt_get_durable_copies(self->ck));
-	EXPECT_EQ(4, restore(self->ck, MiB, &info, &bad));
+	EXPECT_EQ(4, ck_restore(self->ck, MiB, &info, &bad));
 	EXPECT_EQ(CXLTIER_CKPT_COPY_OK, cxltier_ckpt_info_get_copy_state(info, 1));
 	cxltier_ckpt_info_free(info);
 }
@@ -327,7 +221,7 @@ TEST_F_TIMEOUT(ckpt, bad_input, 120)
 	EXPECT_EQ(-EINVAL, cxltier_ckpt_params_set_capacity(p, 0));
 	EXPECT_EQ(-EINVAL, cxltier_ckpt_params_set_copies(p, 3));
 	cxltier_ckpt_params_free(p);
-	ASSERT_EQ(0, commit(self->ck, 1, MiB, 0));
+	ASSERT_EQ(0, ck_commit(self->ck, 1, MiB, 0));
 	EXPECT_EQ(-ENOBUFS, cxltier_ckpt_restore(self->ck, small, sizeof(small), NULL));
 
 	/* Both copies' headers say major 2: not read, not written. */
@@ -346,7 +240,7 @@ TEST_F_TIMEOUT(ckpt, bad_input, 120)
 		EXPECT_EQ(-EPROTONOSUPPORT,
 			  cxltier_ckpt_restore(self->ck, small, sizeof(small), NULL));
 		EXPECT_NE(0, cxltier_ckpt_begin(self->ck, MiB, &staging));
-		EXPECT_NE(0, commit(self->ck, 2, MiB, 1));
+		EXPECT_NE(0, ck_commit(self->ck, 2, MiB, 1));
 		cxltier_ckpt_close(self->ck);
 		self->ck = NULL;
 	}
@@ -359,7 +253,7 @@ TEST_F_TIMEOUT(ckpt, bad_input, 120)
 	munmap(c0, len0);
 	munmap(c1, len1);
 	ASSERT_EQ(0, cxltier_ckpt_open(self->ctx, NAME, CXLTIER_REGION_RDWR, &self->ck));
-	EXPECT_EQ(1, restore(self->ck, MiB, NULL, &bad));
+	EXPECT_EQ(1, ck_restore(self->ck, MiB, NULL, &bad));
 	EXPECT_EQ(0, bad);
 }
 
