@@ -17,6 +17,8 @@
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define CXLT_SYSFS	"/sys/kernel/cxltier"
@@ -140,6 +142,21 @@ static inline int cxlt_insmod(const char *params)
 	rc = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
 	close(fd);
 	return rc;
+}
+
+/* Does reading *@p kill a child with SIGBUS?  1 yes, 0 no, -1 when fork fails. */
+static inline int cxlt_reads_sigbus(volatile uint64_t *p)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (!pid) {
+		(void)*p;
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS;
 }
 
 /* Poll /sys/kernel/cxltier/pools/@pool/state until it reads @want; 0, or -1 after @secs. */

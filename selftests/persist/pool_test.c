@@ -344,21 +344,6 @@ TEST_F_TIMEOUT(persist, survives_reload, 60)
 	close(fd);
 }
 
-/* Does reading *@p kill a child with SIGBUS? */
-static int reads_sigbus(volatile uint64_t *p)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (!pid) {
-		(void)*p;
-		_exit(0);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS;
-}
-
 /*
  * A fenced blade loses its pools: mappings go, access gets SIGBUS, the regions
  * leave the name table; restored, the pool comes back with the data.
@@ -380,13 +365,13 @@ TEST_F_TIMEOUT(persist, fence_loses_pool, 60)
 	ASSERT_NE(MAP_FAILED, p);
 	fill(p, 2 * MiB / 8, 4);
 	ASSERT_EQ(0, msync(p, 2 * MiB, MS_SYNC));
-	EXPECT_EQ(0, reads_sigbus(p));
+	EXPECT_EQ(0, cxlt_reads_sigbus(p));
 
 	ASSERT_EQ(0, cxlt_write(CXLT_SYSFS "/blade_fence", blade));
 	ASSERT_EQ(0, rg_stat(fd, NULL, &s));
 	EXPECT_TRUE(s.st.region_flags & CXLTIER_REGION_LOST);
 	EXPECT_EQ(2 * MiB / 4096, s.st.fenced);
-	EXPECT_EQ(1, reads_sigbus(p));
+	EXPECT_EQ(1, cxlt_reads_sigbus(p));
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, 2 * MiB, PROT_READ, MAP_SHARED, fd, 0));
 	EXPECT_EQ(-EIO, fsync(fd) ? -errno : 0);
 	ASSERT_EQ(0, rg_fenced(fd, 0, &f));

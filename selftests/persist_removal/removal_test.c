@@ -39,20 +39,6 @@ static int sh(const char *cmd, char *out, size_t len)
 	return rc;
 }
 
-static int reads_sigbus(volatile uint64_t *p)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (!pid) {
-		(void)*p;
-		_exit(0);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS;
-}
-
 FIXTURE(removal) {
 	int unused;
 };
@@ -122,7 +108,7 @@ TEST_F_TIMEOUT(removal, device_del, 240)
 	ASSERT_LT(i, 600) TH_LOG("the region was not lost within 60 s of device_del");
 	ksft_print_msg("device_del of %s (%s): pool %s lost after %.1f s\n", blade, qpath,
 		       pools[1], i / 10.0);
-	EXPECT_EQ(1, reads_sigbus(m));
+	EXPECT_EQ(1, cxlt_reads_sigbus(m));
 
 	/* The checkpoint, open all along: the last generation from the copy left. */
 	EXPECT_EQ(2, ck_restore(ck, MiB, &info, &bad));
