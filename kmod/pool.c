@@ -588,6 +588,8 @@ static u64 cxlt_pool_find_space(struct cxlt_pool *pool, u64 alloc, u64 *free_tot
 		room = n + list_count_nodes(&pool->regions);
 	struct cxlt_extent *ext __free(kvfree) = kvmalloc_array(room, sizeof(*ext), GFP_KERNEL);
 
+	if (free_total)
+		*free_total = 0;
 	if (!ext)
 		return 0;
 	for (i = 0; i < n; i++)
@@ -1297,18 +1299,23 @@ static struct cxlt_pool *cxlt_pool_new(struct device *dev)
 	return pool;
 }
 
+/* The CXL regions of one scan; @more: there were more than @devs holds. */
 struct cxlt_pool_scan {
 	struct device *devs[64];
 	int n;
+	bool more;
 };
 
 static int cxlt_pool_scan_one(struct device *dev, void *arg)
 {
 	struct cxlt_pool_scan *scan = arg;
 
-	if (scan->n < ARRAY_SIZE(scan->devs) && device_is_registered(dev) &&
-	    cxlt_dev_is_type(dev, "cxl_region"))
+	if (!device_is_registered(dev) || !cxlt_dev_is_type(dev, "cxl_region"))
+		return 0;
+	if (scan->n < ARRAY_SIZE(scan->devs))
 		scan->devs[scan->n++] = get_device(dev);
+	else
+		scan->more = true;
 	return 0;
 }
 
@@ -1363,6 +1370,12 @@ void cxlt_pools_scan(void)
 	}
 	for (i = 0; i < scan->n; i++)
 		put_device(scan->devs[i]);
+	/* A pool not looked at is not gone: drop only what a whole scan missed. */
+	if (scan->more) {
+		pr_warn_once("more than %zu CXL regions: pools beyond them are not followed\n",
+			     ARRAY_SIZE(scan->devs));
+		return;
+	}
 	list_for_each_entry_safe(pool, tmp, &cxlt_pools.list, node)
 		if (!pool->seen)
 			cxlt_pool_drop(pool, true);
