@@ -115,7 +115,8 @@ struct cxlt_pool_ent {
  * @error: why the pool is bad or busy
  * @phys: host physical address of the CXL region
  * @size: its size
- * @res: the claimed address range, while mapped
+ * @res: the claimed address range, while online (set under @lock; given back
+ *	with xchg() by unmap and by the lost path, which holds no pool lock)
  * @base: the kernel's write-back mapping, while mapped
  * @sb: the verified superblock, while online, degraded or lost
  * @ents: the table, @sb.table_entries entries, while online, degraded or lost
@@ -194,14 +195,23 @@ static bool cxlt_pool_usable(const struct cxlt_pool *pool)
 
 /* --- mapping ------------------------------------------------------------------------ */
 
+/*
+ * Give the pool's address range back.  Also from the lost path, which holds no pool
+ * lock: the CXL core may hand the range to a new region right after the old one
+ * went, so the claim cannot wait for the next rescan.
+ */
+static void cxlt_pool_release_claim(struct cxlt_pool *pool)
+{
+	if (xchg(&pool->res, NULL))
+		release_mem_region(pool->phys, pool->size);
+}
+
 static void cxlt_pool_unmap(struct cxlt_pool *pool)
 {
 	if (pool->base)
 		memunmap(pool->base);
 	pool->base = NULL;
-	if (pool->res)
-		release_mem_region(pool->phys, pool->size);
-	pool->res = NULL;
+	cxlt_pool_release_claim(pool);
 }
 
 /* Claim and map the pool's range; on failure the state and error say why. */
@@ -860,6 +870,7 @@ static bool cxlt_pool_set_lost(struct cxlt_pool *pool)
 	}
 	pr_warn("pool %s is lost: its persistent regions are unmapped, access gets SIGBUS\n",
 		pool->name);
+	cxlt_pool_release_claim(pool);
 	/* The regions cannot change while they are lost; take them one by one. */
 	for (;;) {
 		scoped_guard(spinlock, &pool->rlock)
