@@ -43,6 +43,12 @@
 #define CXLTIER_HANDLE_ID_SHIFT		48
 #define CXLTIER_HANDLE_OFFSET_MASK	((1ULL << CXLTIER_HANDLE_ID_SHIFT) - 1)
 #define CXLTIER_REGION_ID_MAX		0xffff
+/*
+ * Ids from CXLTIER_REGION_ID_SHARED up name regions of shared pools, the same on every
+ * host: CXLTIER_REGION_ID_SHARED | pool number << 8 | table entry.  A host's own
+ * regions get ids below it.
+ */
+#define CXLTIER_REGION_ID_SHARED	0x8000
 /* Largest region length the ABI can address with a handle. */
 #define CXLTIER_LENGTH_MAX		(1ULL << CXLTIER_HANDLE_ID_SHIFT)
 
@@ -295,6 +301,8 @@ struct cxltier_stat {
 #define CXLTIER_REGION_PERSISTENT	(1U << 1)
 /* A persistent region whose pool's device failed or went: access gets SIGBUS. */
 #define CXLTIER_REGION_LOST		(1U << 2)
+/* On a shared pool: every host attached to it sees the region under the same id. */
+#define CXLTIER_REGION_SHARED		(1U << 3)
 
 /**
  * struct cxltier_set_policy - CXLTIER_IOC_SET_POLICY
