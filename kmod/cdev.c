@@ -205,6 +205,7 @@ static int cxlt_region_file_release(struct inode *inode, struct file *file)
 
 	atomic_dec(&r->nr_files);
 	cxlt_region_file_closed(r);
+	cxlt_pool_region_close(r);
 	cxlt_region_put(r);
 	return 0;
 }
@@ -247,6 +248,12 @@ static int cxlt_region_file_open(struct cxltier_open *args, struct file **filep)
 	rc = cxlt_region_open(args, &r);
 	if (rc)
 		return rc;
+	/* A shared pool's region: held open on the device, or destroyed elsewhere. */
+	rc = cxlt_pool_region_open(r);
+	if (rc) {
+		cxlt_region_put(r);
+		return rc;
+	}
 	fflags = !(args->flags & CXLTIER_OPEN_WRITE) ? O_RDONLY :
 		 args->flags & CXLTIER_OPEN_READ ? O_RDWR : O_WRONLY;
 
@@ -278,6 +285,7 @@ static int cxlt_region_file_open(struct cxltier_open *args, struct file **filep)
 err_put_fd:
 	put_unused_fd(fd);
 err_put:
+	cxlt_pool_region_close(r);
 	cxlt_region_put(r);
 	return rc;
 }

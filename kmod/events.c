@@ -41,6 +41,7 @@ static const char *const cxlt_cause_names[] = {
 	[CXLTIER_CAUSE_POISON] = "poison",
 	[CXLTIER_CAUSE_MEDIA] = "media",
 	[CXLTIER_CAUSE_UNCORRECTABLE] = "uncorrectable",
+	[CXLTIER_CAUSE_PEER] = "peer",
 };
 
 const char *cxlt_cause_name(u32 cause)

@@ -332,7 +332,7 @@ void cxlt_failure_bus_event(struct device *dev, unsigned long action)
 	 * before the memory does, whatever the fence parameter says.
 	 */
 	if (cxlt_dev_is_type(dev, "cxl_memdev"))
-		cxlt_pools_blade_lost(name);
+		cxlt_pools_blade_lost(name, false);
 	else if (cxlt_dev_is_type(dev, "cxl_region"))
 		cxlt_pools_region_lost(dev);
 	if (!cxlt_fence_enabled())

@@ -266,7 +266,7 @@ int cxlt_fence_blade(const char *blade, u32 cause, ktime_t t0)
 	if (!h)
 		return -ENOSPC;
 	/* Pools on the blade lose their mappings first (pool.c). */
-	pools = cxlt_pools_blade_lost(blade);
+	pools = cxlt_pools_blade_lost(blade, true);
 	n = cxlt_tiers_fence(blade, NULL, fr, CXLT_FENCE_MAX_TIERS);
 	if (!n && !pools)
 		return -ENOENT;

@@ -60,92 +60,9 @@
 #include "health.h"
 #include "pool.h"
 #include "pool_format.h"
+#include "pool_int.h"
 #include "region.h"
 #include "region_mm.h"
-
-/* Pages a fault maps beyond the one touched: a first touch is mostly followed by the next. */
-#define CXLT_POOL_PREFAULT	16
-
-enum cxlt_pool_state {
-	CXLT_POOL_UNFORMATTED,
-	CXLT_POOL_ONLINE,
-	CXLT_POOL_DEGRADED,
-	CXLT_POOL_BAD,
-	CXLT_POOL_BUSY,
-	CXLT_POOL_LOST,
-	CXLT_POOL_UNCOMMITTED,	/* the CXL region has no memory yet: not listed as a state */
-};
-
-static const char *const cxlt_pool_state_names[] = {
-	[CXLT_POOL_UNFORMATTED] = "unformatted",
-	[CXLT_POOL_ONLINE] = "online",
-	[CXLT_POOL_DEGRADED] = "degraded",
-	[CXLT_POOL_BAD] = "bad",
-	[CXLT_POOL_BUSY] = "busy",
-	[CXLT_POOL_LOST] = "lost",
-	[CXLT_POOL_UNCOMMITTED] = "uncommitted",
-};
-
-/* What the module keeps of a table entry; the device has the rest. */
-struct cxlt_pool_ent {
-	u64 seq;
-	u64 offset;
-	u64 alloc;
-	s8 cur;		/* the current slot, -1 when neither verifies */
-	u8 state;	/* CXLT_POOL_ENTRY_* */
-	bool bad;	/* a slot was written, neither verifies: space unknown */
-};
-
-/**
- * struct cxlt_pool - a CXL pmem region as a pool
- * @kobj: /sys/kernel/cxltier/pools/<region>; the list holds a reference, and so
- *	does each of its regions
- * @node: entry in cxlt_pools.list (under cxlt_pools.lock and cxlt_pools.list_lock)
- * @dev: the CXL region, referenced
- * @name: its name
- * @lock: serializes attach, format and table updates; protects @state (also
- *	written under @gate by the lost path), @error, @ents, @sb and the mapping
- * @gate: faults hold it for reading while they map pages; the lost path takes it
- *	for writing to set @state and the regions' @lost, so no fault maps a page
- *	after that (see cxlt_pool_set_lost())
- * @rlock: protects @regions; a leaf spinlock
- * @regions: the region structs on this pool, destroyed ones still in use
- *	included (cxlt_region.pool_link)
- * @state: enum cxlt_pool_state
- * @error: why the pool is bad or busy
- * @phys: host physical address of the CXL region
- * @size: its size
- * @res: the claimed address range, while online (set under @lock; given back
- *	with xchg() by unmap and by the lost path, which holds no pool lock)
- * @base: the kernel's write-back mapping, while mapped
- * @sb: the verified superblock, while online, degraded or lost
- * @ents: the table, @sb.table_entries entries, while online, degraded or lost
- * @blades: memdev names of the region's targets; written under @lock and
- *	cxlt_pools.list_lock, read under either
- * @nr_blades: entries in @blades
- * @seen: scratch flag of the scan in progress, under cxlt_pools.lock
- */
-struct cxlt_pool {
-	struct kobject kobj;
-	struct list_head node;
-	struct device *dev;
-	char name[CXLTIER_POOL_NAME_MAX];
-	struct mutex lock;	/* see above */
-	struct rw_semaphore gate;
-	spinlock_t rlock;	/* @regions */
-	struct list_head regions;
-	enum cxlt_pool_state state;
-	char error[128];
-	u64 phys;
-	u64 size;
-	struct resource *res;
-	void *base;
-	struct cxlt_pool_sb sb;
-	struct cxlt_pool_ent *ents;
-	char blades[CXLT_MAX_WAYS][CXLT_NAME_LEN];
-	u32 nr_blades;
-	bool seen;
-};
 
 static struct {
 	/* Serializes scans, format, start and stop; protects @dir, @started, @dying. */
@@ -162,13 +79,13 @@ static struct {
 	.list = LIST_HEAD_INIT(cxlt_pools.list),
 };
 
-static u32 cxlt_pool_crc(const void *p, size_t len)
+u32 cxlt_pool_crc(const void *p, size_t len)
 {
 	return ~__crc32c_le(~0U, p, len);
 }
 
 /* Write @len bytes at @addr back to the persistence domain, and fence. */
-static void cxlt_pool_persist(void *addr, size_t len)
+void cxlt_pool_persist(void *addr, size_t len)
 {
 	arch_wb_cache_pmem(addr, len);
 	/* Orders the write-backs (CLWB is weakly ordered) before what follows. */
@@ -180,6 +97,11 @@ const char *cxlt_pool_name(const struct cxlt_pool *pool)
 	return pool->name;
 }
 
+bool cxlt_pool_is_shared_region(const struct cxlt_region *r)
+{
+	return r->pool && r->pool->shared;
+}
+
 static void cxlt_pool_put(struct cxlt_pool *pool)
 {
 	if (pool)
@@ -187,11 +109,6 @@ static void cxlt_pool_put(struct cxlt_pool *pool)
 }
 
 DEFINE_FREE(cxlt_pool_put, struct cxlt_pool *, cxlt_pool_put(_T))
-
-static bool cxlt_pool_usable(const struct cxlt_pool *pool)
-{
-	return pool->state == CXLT_POOL_ONLINE || pool->state == CXLT_POOL_DEGRADED;
-}
 
 /* --- mapping ------------------------------------------------------------------------ */
 
@@ -247,7 +164,7 @@ static bool cxlt_pool_sb_ok(const struct cxlt_pool_sb *sb)
 }
 
 /* Serial numbers of the region's devices in position order, for the superblock. */
-static int cxlt_pool_serials(struct cxlt_pool *pool, __le64 *serials)
+int cxlt_pool_serials(struct cxlt_pool *pool, __le64 *serials)
 {
 	u32 i;
 
@@ -307,23 +224,17 @@ static bool cxlt_all_zero(const void *p, size_t len)
 	return !memchr_inv(p, 0, len);
 }
 
-static struct cxlt_pool_slot *cxlt_pool_slot_addr(struct cxlt_pool *pool, u32 idx, int s)
-{
-	return pool->base + le64_to_cpu(pool->sb.table_offset) +
-	       (u64)idx * CXLT_POOL_ENTRY_SIZE + s * CXLT_POOL_SLOT_SIZE;
-}
-
 static bool cxlt_pool_slot_ok(const struct cxlt_pool_slot *s)
 {
 	return le32_to_cpu(s->magic) == CXLT_POOL_ENTRY_MAGIC &&
 	       le16_to_cpu(s->major) == CXLT_POOL_MAJOR &&
 	       le32_to_cpu(s->crc) == cxlt_pool_crc(s, offsetof(struct cxlt_pool_slot, crc)) &&
-	       le32_to_cpu(s->state) <= CXLT_POOL_ENTRY_USED;
+	       le32_to_cpu(s->state) <= CXLT_POOL_ENTRY_DYING;
 }
 
 /* The current slot of entry @idx, into @out; false when there is none. */
-static bool cxlt_pool_read_entry(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_ent *ent,
-				 struct cxlt_pool_slot *out)
+bool cxlt_pool_read_entry(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_ent *ent,
+			  struct cxlt_pool_slot *out)
 {
 	struct cxlt_pool_slot s[2];
 	bool ok[2];
@@ -344,16 +255,17 @@ static bool cxlt_pool_read_entry(struct cxlt_pool *pool, u32 idx, struct cxlt_po
 	ent->cur = i;
 	ent->seq = le64_to_cpu(s[i].seq);
 	ent->state = le32_to_cpu(s[i].state);
-	if (ent->state == CXLT_POOL_ENTRY_USED) {
+	if (ent->state != CXLT_POOL_ENTRY_FREE) {
 		ent->offset = le64_to_cpu(s[i].offset);
 		ent->alloc = le64_to_cpu(s[i].alloc);
+		memcpy(ent->uuid, s[i].uuid, sizeof(ent->uuid));
 	}
 	*out = s[i];
 	return true;
 }
 
 /* A used entry that describes space outside the data area, or no region. */
-static bool cxlt_pool_slot_sane(struct cxlt_pool *pool, const struct cxlt_pool_slot *s)
+bool cxlt_pool_slot_sane(struct cxlt_pool *pool, const struct cxlt_pool_slot *s)
 {
 	u64 data_lo = le64_to_cpu(pool->sb.data_offset);
 	u64 data_hi = data_lo + le64_to_cpu(pool->sb.data_size);
@@ -391,13 +303,49 @@ void cxlt_pool_region_free(struct cxlt_region *r)
 	kobject_put(&pool->kobj);
 }
 
+/**
+ * cxlt_pool_new_region() - list the region of a used table entry
+ * @pool: the pool, under its lock
+ * @idx: the entry
+ * @s: its current slot, sane
+ *
+ * Context: process context; takes cxlt_regions.lock.
+ * Return: the region (the name table's), or NULL when it is not listed (its space
+ * stays allocated: the entry is still USED).
+ */
+struct cxlt_region *cxlt_pool_new_region(struct cxlt_pool *pool, u32 idx,
+					 const struct cxlt_pool_slot *s)
+{
+	struct cxlt_region *r;
+	int rc;
+
+	r = cxlt_region_alloc_persistent(s->name, le64_to_cpu(s->length), le32_to_cpu(s->uid),
+					 le32_to_cpu(s->gid), le32_to_cpu(s->mode));
+	if (!r)
+		return NULL;
+	r->pool_entry = idx;
+	r->pool_offset = le64_to_cpu(s->offset);
+	r->pool_alloc = le64_to_cpu(s->alloc);
+	memcpy(r->pool_uuid, s->uuid, sizeof(r->pool_uuid));
+	if (pool->shared)
+		r->id = cxlt_shared_region_id(pool, idx);
+	cxlt_pool_link(pool, r);
+	rc = cxlt_region_publish(r);
+	if (rc) {
+		pr_warn("pool %s: region %s (entry %u) not listed: %s\n", pool->name, s->name,
+			idx, rc == -EEXIST ? "a region of that name (or id) exists" :
+			"no free region id");
+		cxlt_region_put(r);
+		return NULL;
+	}
+	return r;
+}
+
 /* Make the region objects of the table's used entries; under @pool->lock. */
 static void cxlt_pool_load_regions(struct cxlt_pool *pool)
 {
 	u32 i, n = le32_to_cpu(pool->sb.table_entries), bad = 0, skipped = 0, loaded = 0;
 	struct cxlt_pool_slot s;
-	struct cxlt_region *r;
-	int rc;
 
 	for (i = 0; i < n; i++) {
 		if (!cxlt_pool_read_entry(pool, i, &pool->ents[i], &s)) {
@@ -411,28 +359,10 @@ static void cxlt_pool_load_regions(struct cxlt_pool *pool)
 			bad++;
 			continue;
 		}
-		r = cxlt_region_alloc_persistent(s.name, le64_to_cpu(s.length),
-						 le32_to_cpu(s.uid), le32_to_cpu(s.gid),
-						 le32_to_cpu(s.mode));
-		if (!r) {
+		if (cxlt_pool_new_region(pool, i, &s))
+			loaded++;
+		else
 			skipped++;
-			continue;
-		}
-		r->pool_entry = i;
-		r->pool_offset = le64_to_cpu(s.offset);
-		r->pool_alloc = le64_to_cpu(s.alloc);
-		cxlt_pool_link(pool, r);
-		rc = cxlt_region_publish(r);
-		if (rc) {
-			pr_warn("pool %s: region %s (entry %u) not listed: %s\n", pool->name,
-				s.name, i, rc == -EEXIST ? "a region of that name exists" :
-				"no free region id");
-			skipped++;
-			/* Its space stays allocated: the entry is still USED. */
-			cxlt_region_put(r);
-			continue;
-		}
-		loaded++;
 	}
 	if (bad) {
 		pool->state = CXLT_POOL_DEGRADED;
@@ -446,6 +376,31 @@ static void cxlt_pool_load_regions(struct cxlt_pool *pool)
 }
 
 /* --- attach ------------------------------------------------------------------------ */
+
+/* A shared pool's number is in its regions' ids: no two attached pools share one. */
+static int cxlt_shared_pool_no_check(struct cxlt_pool *pool, u32 no)
+{
+	struct cxlt_pool *p;
+
+	if (!no || no > 127) {
+		snprintf(pool->error, sizeof(pool->error), "pool number %u is not 1 to 127", no);
+		return -EINVAL;
+	}
+	int rc = 0;
+
+	spin_lock(&cxlt_pools.list_lock);
+	list_for_each_entry(p, &cxlt_pools.list, node) {
+		if (p == pool || !p->shared || !p->ents || le32_to_cpu(p->sb.pool_no) != no)
+			continue;
+		snprintf(pool->error, sizeof(pool->error),
+			 "pool number %u is also that of the attached pool %s: their region ids would clash",
+			 no, p->name);
+		rc = -EEXIST;
+		break;
+	}
+	spin_unlock(&cxlt_pools.list_lock);
+	return rc;
+}
 
 /* Read the pool's superblock and table; under @pool->lock, mapped. */
 static int cxlt_pool_attach(struct cxlt_pool *pool, u32 ways, u32 granularity)
@@ -479,9 +434,25 @@ static int cxlt_pool_attach(struct cxlt_pool *pool, u32 ways, u32 granularity)
 			 le16_to_cpu(sb->major), le16_to_cpu(sb->minor), CXLT_POOL_MAJOR);
 		return -EPROTONOSUPPORT;
 	}
+	if (le32_to_cpu(sb->flags) & ~CXLT_POOL_SB_FLAGS) {
+		snprintf(pool->error, sizeof(pool->error), "unknown superblock flags %#x",
+			 le32_to_cpu(sb->flags));
+		return -EPROTONOSUPPORT;
+	}
+	if (!!(le32_to_cpu(sb->flags) & CXLT_POOL_SB_SHARED) != pool->shared) {
+		snprintf(pool->error, sizeof(pool->error), pool->shared ?
+			 "a pool of one host, not a shared pool" :
+			 "a shared pool: attach it with pool_attach");
+		return -EINVAL;
+	}
 	rc = cxlt_pool_check_layout(pool, sb, ways, granularity);
 	if (rc)
 		return rc;
+	if (pool->shared) {
+		rc = cxlt_shared_pool_no_check(pool, le32_to_cpu(sb->pool_no));
+		if (rc)
+			return rc;
+	}
 	n = le32_to_cpu(sb->table_entries);
 	if (le64_to_cpu(sb->table_offset) != CXLT_POOL_TABLE_OFFSET || !n ||
 	    n > CXLT_POOL_ENTRIES || le32_to_cpu(sb->entry_size) != CXLT_POOL_ENTRY_SIZE ||
@@ -501,7 +472,20 @@ static int cxlt_pool_attach(struct cxlt_pool *pool, u32 ways, u32 granularity)
 	}
 	pool->state = CXLT_POOL_ONLINE;
 	pool->error[0] = '\0';
-	cxlt_pool_load_regions(pool);
+	if (pool->shared) {
+		rc = cxlt_shared_register(pool);
+		if (rc) {
+			pool->state = CXLT_POOL_BAD;
+			kvfree(pool->ents);
+			pool->ents = NULL;
+			if (rc == -EINTR)
+				snprintf(pool->error, sizeof(pool->error), "attach interrupted");
+			return rc;
+		}
+		cxlt_shared_sync(pool, true);
+	} else {
+		cxlt_pool_load_regions(pool);
+	}
 	pr_info("pool %s: %s, %pUb, %llu MiB for regions\n", pool->name,
 		cxlt_pool_state_names[pool->state], pool->sb.uuid,
 		le64_to_cpu(pool->sb.data_size) >> 20);
@@ -549,7 +533,7 @@ report:
 /* --- table updates --------------------------------------------------------------------- */
 
 /* Write entry @idx's next slot from @s (seq and crc filled in here); under @pool->lock. */
-static void cxlt_pool_write_entry(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_slot *s)
+void cxlt_pool_write_entry(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_slot *s)
 {
 	struct cxlt_pool_ent *ent = &pool->ents[idx];
 	int to = ent->cur < 0 ? 0 : !ent->cur;
@@ -567,6 +551,7 @@ static void cxlt_pool_write_entry(struct cxlt_pool *pool, u32 idx, struct cxlt_p
 	ent->state = le32_to_cpu(s->state);
 	ent->offset = le64_to_cpu(s->offset);
 	ent->alloc = le64_to_cpu(s->alloc);
+	memcpy(ent->uuid, s->uuid, sizeof(ent->uuid));
 }
 
 struct cxlt_extent {
@@ -582,11 +567,12 @@ static int cxlt_extent_cmp(const void *a, const void *b)
 }
 
 /*
- * First fit for @alloc bytes among the used entries and the regions that still
- * hold space after their entry was freed (destroyed, still mapped); under
- * @pool->lock.  Return: the offset, or 0 when nothing fits.
+ * First fit for @alloc bytes among the used (and dying) entries and the regions
+ * that still hold space after their entry was freed (destroyed, still mapped; a
+ * shared pool keeps those entries DYING instead); under @pool->lock.  Return: the
+ * offset, or 0 when nothing fits.
  */
-static u64 cxlt_pool_find_space(struct cxlt_pool *pool, u64 alloc, u64 *free_total)
+u64 cxlt_pool_find_space(struct cxlt_pool *pool, u64 alloc, u64 *free_total)
 {
 	u32 n = le32_to_cpu(pool->sb.table_entries), nr = 0, i;
 	u64 lo = le64_to_cpu(pool->sb.data_offset);
@@ -603,13 +589,13 @@ static u64 cxlt_pool_find_space(struct cxlt_pool *pool, u64 alloc, u64 *free_tot
 	if (!ext)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (pool->ents[i].state == CXLT_POOL_ENTRY_USED && nr < room) {
+		if (pool->ents[i].state != CXLT_POOL_ENTRY_FREE && nr < room) {
 			ext[nr].lo = pool->ents[i].offset;
 			ext[nr++].hi = pool->ents[i].offset + pool->ents[i].alloc;
 		}
 	scoped_guard(spinlock, &pool->rlock) {
 		list_for_each_entry(r, &pool->regions, pool_link)
-			if (r->pool_freed && nr < room)
+			if (r->pool_freed && !pool->shared && nr < room)
 				ext[nr++] = (struct cxlt_extent){ r->pool_offset,
 								  r->pool_offset + r->pool_alloc };
 	}
@@ -658,6 +644,9 @@ static struct cxlt_pool *cxlt_pool_pick(const char *name)
 				return pool;
 			continue;
 		}
+		/* Shared pools are asked for by name: their regions are every host's. */
+		if (pool->shared)
+			continue;
 		guard(mutex)(&pool->lock);
 		if (pool->state != CXLT_POOL_ONLINE)
 			continue;
@@ -669,6 +658,8 @@ static struct cxlt_pool *cxlt_pool_pick(const char *name)
 	}
 	return best;
 }
+
+static int cxlt_pool_create_entry(struct cxlt_pool *pool, struct cxlt_region *r, u64 alloc);
 
 /**
  * cxlt_pool_create_region() - give a new persistent region space on a pool, durably
@@ -685,10 +676,9 @@ static struct cxlt_pool *cxlt_pool_pick(const char *name)
  */
 int cxlt_pool_create_region(struct cxlt_region *r, const char *name)
 {
-	u64 alloc = round_up(r->size, CXLT_POOL_UNIT), off;
-	struct cxlt_pool_slot s = {};
+	u64 alloc = round_up(r->size, CXLT_POOL_UNIT);
 	struct cxlt_pool *pool;
-	u32 i, n;
+	int rc;
 
 	scoped_guard(mutex, &cxlt_pools.lock) {
 		pool = cxlt_pool_pick(name);
@@ -711,6 +701,54 @@ int cxlt_pool_create_region(struct cxlt_region *r, const char *name)
 		pr_debug("create %s: pool %s is %s\n", r->name, pool->name,
 			 cxlt_pool_state_names[pool->state]);
 		return -ENODEV;
+	}
+	if (pool->shared) {
+		rc = cxlt_shared_lock(pool);
+		if (rc)
+			return rc;
+		rc = cxlt_pool_create_entry(pool, r, alloc);
+		cxlt_shared_unlock(pool);
+	} else {
+		rc = cxlt_pool_create_entry(pool, r, alloc);
+	}
+	if (rc)
+		return rc;
+	/* Linked under the gate: a pool lost meanwhile either marks it or refuses it. */
+	scoped_guard(rwsem_read, &pool->gate) {
+		if (pool->state == CXLT_POOL_LOST)
+			return -ENODEV;
+		cxlt_pool_link(pool, r);
+	}
+	pr_debug("region %s: on pool %s, entry %u, offset %#llx, %llu bytes\n", r->name,
+		 pool->name, r->pool_entry, r->pool_offset, alloc);
+	return 0;
+}
+
+/*
+ * Find an entry and space, zero the space, write the entry; under @pool->lock (and
+ * a shared pool's lock, its table read again first).
+ */
+static int cxlt_pool_create_entry(struct cxlt_pool *pool, struct cxlt_region *r, u64 alloc)
+{
+	struct cxlt_pool_slot s = {};
+	u32 i, n;
+	u64 off;
+
+	if (pool->shared) {
+		struct cxlt_region *other;
+		int rc = cxlt_shared_sync(pool, true);
+
+		if (rc)
+			return rc;
+		/* Another host's region of that name is listed here now. */
+		other = cxlt_region_get(0, 0, r->name);
+		if (other) {
+			cxlt_region_put(other);
+			pr_debug("create %s: a region of that name exists\n", r->name);
+			return -EEXIST;
+		}
+		if (pool->state != CXLT_POOL_ONLINE)
+			return -EROFS;
 	}
 	n = le32_to_cpu(pool->sb.table_entries);
 	for (i = 0; i < n; i++)
@@ -739,20 +777,61 @@ int cxlt_pool_create_region(struct cxlt_region *r, const char *name)
 	s.ctime_ns = cpu_to_le64(ktime_get_real_ns());
 	uuid_gen((uuid_t *)s.uuid);
 	strscpy(s.name, r->name, sizeof(s.name));
-	cxlt_pool_write_entry(pool, i, &s);
-
+	if (pool->shared) {
+		s.host = cpu_to_le32(pool->host_id);
+		cxlt_shared_update_begin(pool);
+		cxlt_pool_write_entry(pool, i, &s);
+		cxlt_shared_update_end(pool);
+		r->id = cxlt_shared_region_id(pool, i);
+	} else {
+		cxlt_pool_write_entry(pool, i, &s);
+	}
 	r->pool_entry = i;
 	r->pool_offset = off;
 	r->pool_alloc = alloc;
-	/* Linked under the gate: a pool lost meanwhile either marks it or refuses it. */
-	scoped_guard(rwsem_read, &pool->gate) {
-		if (pool->state == CXLT_POOL_LOST)
-			return -ENODEV;
-		cxlt_pool_link(pool, r);
-	}
-	pr_debug("region %s: on pool %s, entry %u, offset %#llx, %llu bytes\n", r->name,
-		 pool->name, i, off, alloc);
+	memcpy(r->pool_uuid, s.uuid, sizeof(r->pool_uuid));
 	return 0;
+}
+
+/*
+ * A shared pool's entry goes DYING (its name gone on every host), then FREE at once
+ * if no live host has it open; else the maintenance of whichever host sees it
+ * unheld frees it.  Under @pool->lock.
+ */
+static int cxlt_pool_destroy_shared(struct cxlt_pool *pool, struct cxlt_region *r)
+{
+	u32 i = r->pool_entry;
+	struct cxlt_pool_slot s;
+	struct cxlt_pool_ent ent;
+	int rc;
+
+	rc = cxlt_shared_lock(pool);
+	if (rc)
+		return rc;
+	rc = cxlt_shared_sync(pool, true);
+	if (rc)
+		goto out;
+	r->pool_freed = true;
+	/* Destroyed by another host meanwhile: nothing left to do. */
+	if (!cxlt_pool_read_entry(pool, i, &ent, &s) || ent.state != CXLT_POOL_ENTRY_USED ||
+	    memcmp(ent.uuid, r->pool_uuid, sizeof(ent.uuid)))
+		goto out;
+	s.state = cpu_to_le32(CXLT_POOL_ENTRY_DYING);
+	s.host = cpu_to_le32(pool->host_id);
+	cxlt_shared_update_begin(pool);
+	cxlt_pool_write_entry(pool, i, &s);
+	cxlt_shared_update_end(pool);
+	if (!cxlt_shared_held(pool, i)) {
+		memset(&s, 0, sizeof(s));
+		s.state = cpu_to_le32(CXLT_POOL_ENTRY_FREE);
+		s.host = cpu_to_le32(pool->host_id);
+		cxlt_shared_update_begin(pool);
+		cxlt_pool_write_entry(pool, i, &s);
+		cxlt_shared_update_end(pool);
+	}
+out:
+	cxlt_shared_unlock(pool);
+	return rc;
 }
 
 /**
@@ -772,6 +851,8 @@ int cxlt_pool_destroy_region(struct cxlt_region *r)
 	guard(mutex)(&pool->lock);
 	if (!cxlt_pool_usable(pool))
 		return -ENODEV;
+	if (pool->shared)
+		return cxlt_pool_destroy_shared(pool, r);
 	s.state = cpu_to_le32(CXLT_POOL_ENTRY_FREE);
 	cxlt_pool_write_entry(pool, r->pool_entry, &s);
 	r->pool_freed = true;
@@ -927,19 +1008,27 @@ static bool cxlt_pool_on_blade(struct cxlt_pool *pool, const void *blade)
 	return false;
 }
 
+static bool cxlt_pool_is_shared(struct cxlt_pool *pool, const void *unused)
+{
+	return pool->shared;
+}
+
 static bool cxlt_pool_is_dev(struct cxlt_pool *pool, const void *dev)
 {
 	return pool->dev == dev;
 }
 
 static int cxlt_pools_lost(bool (*match)(struct cxlt_pool *pool, const void *arg),
-			   const void *arg)
+			   const void *arg, u64 fenced_serial)
 {
 	struct cxlt_pool *pools[16];
 	int n, i, lost = 0;
 
 	n = cxlt_pools_collect(match, arg, pools, ARRAY_SIZE(pools));
 	for (i = 0; i < n; i++) {
+		/* Told on the device first: the other hosts fence it too. */
+		if (fenced_serial && pools[i]->shared)
+			cxlt_shared_fenced(pools[i], fenced_serial);
 		lost += cxlt_pool_set_lost(pools[i]);
 		kobject_put(&pools[i]->kobj);
 	}
@@ -947,15 +1036,26 @@ static int cxlt_pools_lost(bool (*match)(struct cxlt_pool *pool, const void *arg
 }
 
 /**
- * cxlt_pools_blade_lost() - a blade is going away: its pools are lost
+ * cxlt_pools_blade_lost() - a blade is going away or fenced: its pools are lost
  * @blade: the memdev's name
+ * @fenced: fenced (the blade is still there): shared pools on it say so on the
+ *	device, and their other hosts fence it as well
  *
  * Context: process context, from the CXL bus notifier or a fence; sleeps.
  * Return: the number of pools that were online and are lost now.
  */
-int cxlt_pools_blade_lost(const char *blade)
+int cxlt_pools_blade_lost(const char *blade, bool fenced)
 {
-	return cxlt_pools_lost(cxlt_pool_on_blade, blade);
+	u64 serial = 0;
+
+	if (fenced) {
+		struct device *mem = bus_find_device_by_name(&cxl_bus_type, NULL, blade);
+
+		if (mem && cxlt_dev_attr_u64(mem, NULL, "serial", &serial))
+			serial = 0;
+		put_device(mem);
+	}
+	return cxlt_pools_lost(cxlt_pool_on_blade, blade, serial);
 }
 
 /**
@@ -966,7 +1066,7 @@ int cxlt_pools_blade_lost(const char *blade)
  */
 void cxlt_pools_region_lost(struct device *region)
 {
-	cxlt_pools_lost(cxlt_pool_is_dev, region);
+	cxlt_pools_lost(cxlt_pool_is_dev, region, 0);
 }
 
 /* --- sysfs ------------------------------------------------------------------------------ */
@@ -1070,7 +1170,22 @@ static ssize_t format_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 			  le16_to_cpu(pool->sb.minor));
 }
 
+static ssize_t shared_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", to_pool(kobj)->shared);
+}
+
+static ssize_t host_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct cxlt_pool *pool = to_pool(kobj);
+
+	guard(mutex)(&pool->lock);
+	return sysfs_emit(buf, "%u\n", pool->shared ? pool->host_id : 0);
+}
+
 static struct kobj_attribute pool_attr_state = __ATTR_RO(state);
+static struct kobj_attribute pool_attr_shared = __ATTR_RO(shared);
+static struct kobj_attribute pool_attr_host = __ATTR_RO(host);
 static struct kobj_attribute pool_attr_error = __ATTR_RO(error);
 static struct kobj_attribute pool_attr_size = __ATTR_RO(size);
 static struct kobj_attribute pool_attr_free = __ATTR_RO(free);
@@ -1088,9 +1203,20 @@ static struct attribute *cxlt_pool_attrs[] = {
 	&pool_attr_blades.attr,
 	&pool_attr_uuid.attr,
 	&pool_attr_format.attr,
+	&pool_attr_shared.attr,
+	&pool_attr_host.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(cxlt_pool);
+
+static const struct attribute_group cxlt_pool_group = {
+	.attrs = cxlt_pool_attrs,
+	.bin_attrs = cxlt_shared_bin_attrs,
+};
+
+static const struct attribute_group *cxlt_pool_groups[] = {
+	&cxlt_pool_group,
+	NULL,
+};
 
 static void cxlt_pool_release(struct kobject *kobj)
 {
@@ -1141,6 +1267,11 @@ static int cxlt_pool_write_format(struct cxlt_pool *pool, u32 ways, u32 granular
 	sb.host_slots = cpu_to_le32(CXLT_POOL_HOST_SLOTS);
 	sb.host_offset = cpu_to_le64(CXLT_POOL_HOST_OFFSET);
 	sb.host_size = cpu_to_le32(CXLT_POOL_HOST_SIZE);
+	if (pool->shared) {
+		sb.minor = cpu_to_le16(CXLT_POOL_MINOR_SHARED);
+		sb.flags = cpu_to_le32(CXLT_POOL_SB_SHARED);
+		sb.pool_no = cpu_to_le32(1 + sb.uuid[0] % 127);
+	}
 	sb.format_ns = cpu_to_le64(ktime_get_real_ns());
 	sb.crc = cpu_to_le32(cxlt_pool_crc(&sb, offsetof(struct cxlt_pool_sb, crc)));
 
@@ -1151,6 +1282,11 @@ static int cxlt_pool_write_format(struct cxlt_pool *pool, u32 ways, u32 granular
 	memset(pool->base + CXLT_POOL_SB_A, 0, 2 * 4096);
 	cxlt_pool_persist(pool->base + CXLT_POOL_SB_A, 2 * 4096);
 	memset(pool->base + CXLT_POOL_HOST_OFFSET, 0, table_end - CXLT_POOL_HOST_OFFSET);
+	if (pool->shared) {
+		struct cxlt_pool_gen *gen = pool->base + CXLT_POOL_HOST_OFFSET;
+
+		gen->magic = cpu_to_le32(CXLT_POOL_GEN_MAGIC);
+	}
 	cxlt_pool_persist(pool->base + CXLT_POOL_HOST_OFFSET, table_end - CXLT_POOL_HOST_OFFSET);
 	memcpy(pool->base + CXLT_POOL_SB_A, &sb, sizeof(sb));
 	cxlt_pool_persist(pool->base + CXLT_POOL_SB_A, sizeof(sb));
@@ -1173,7 +1309,7 @@ static int cxlt_pool_format(const char *name, bool force)
 		if (!strcmp(p->name, name))
 			pool = p;
 	if (!pool) {
-		pr_info("pool_format: no CXL pmem region %s\n", name);
+		pr_info("pool_format: no CXL pmem region or attached shared pool %s\n", name);
 		return -ENODEV;
 	}
 	rc = cxlt_cxl_region_info(pool->dev, info);
@@ -1191,6 +1327,11 @@ static int cxlt_pool_format(const char *name, bool force)
 		return -EEXIST;
 	case CXLT_POOL_ONLINE:
 	case CXLT_POOL_DEGRADED:
+		if (pool->shared) {
+			pr_info("pool_format: %s is a shared pool in use: detach it on every host, attach it here, then format\n",
+				name);
+			return -EBUSY;
+		}
 		scoped_guard(spinlock, &pool->rlock)
 			nr = list_count_nodes(&pool->regions);
 		if (force && !nr)
@@ -1247,6 +1388,205 @@ static ssize_t pool_format_store(struct kobject *kobj, struct kobj_attribute *at
 
 static struct kobj_attribute cxlt_pool_format_attr = __ATTR_WO(pool_format);
 
+/* --- shared pools: attach and detach -------------------------------------------------- */
+
+static struct cxlt_pool *cxlt_pool_new(struct device *dev);
+static void cxlt_pool_drop(struct cxlt_pool *pool, bool lost);
+
+/* Claim and read an attached shared pool; under its lock.  Return: as pool_attach. */
+static int cxlt_pool_attach_shared(struct cxlt_pool *pool, const struct cxlt_cxl_region_info *info)
+{
+	int rc;
+
+	pool->phys = info->start;
+	pool->size = info->size;
+	scoped_guard(spinlock, &cxlt_pools.list_lock) {
+		memcpy(pool->blades, info->blades, sizeof(pool->blades));
+		pool->nr_blades = info->nr_blades;
+	}
+	for (u32 i = 0; i < info->nr_blades; i++) {
+		if (cxlt_blade_fenced(info->blades[i])) {
+			pool->state = CXLT_POOL_BAD;
+			snprintf(pool->error, sizeof(pool->error),
+				 "blade %s is fenced: restore it, then attach again",
+				 info->blades[i]);
+			return -EIO;
+		}
+	}
+	if (info->state == CXLT_CXLR_SYSTEM_RAM ||
+	    region_intersects(info->start, info->size, IORESOURCE_SYSTEM_RAM,
+			      IORES_DESC_NONE) != REGION_DISJOINT) {
+		pool->state = CXLT_POOL_BUSY;
+		snprintf(pool->error, sizeof(pool->error),
+			 "its memory is System RAM here: a shared pool is never onlined on any host");
+		return -EBUSY;
+	}
+	rc = cxlt_pool_map(pool);
+	if (rc) {
+		if (rc == -EBUSY && info->dax_dev[0])
+			snprintf(pool->error, sizeof(pool->error),
+				 "its memory is claimed (%s bound to device_dax?): unbind it first",
+				 info->dax_dev);
+		return rc;
+	}
+	rc = cxlt_pool_attach(pool, info->ways, info->granularity);
+	if (rc == -ENODATA)
+		return 0;	/* unformatted: listed, pool_format writes it */
+	if (rc)
+		cxlt_pool_unmap(pool);
+	return rc;
+}
+
+static int cxlt_pool_attach_cmd(const char *name, u32 id)
+{
+	struct cxlt_cxl_region_info *info __free(kfree) = kmalloc(sizeof(*info), GFP_KERNEL);
+	struct cxlt_pool *pool = NULL, *p;
+	struct device *dev;
+	int rc;
+
+	if (!info)
+		return -ENOMEM;
+	dev = bus_find_device_by_name(&cxl_bus_type, NULL, name);
+	if (!dev || !cxlt_dev_is_type(dev, "cxl_region")) {
+		put_device(dev);
+		pr_info("pool_attach: no CXL region %s\n", name);
+		return -ENODEV;
+	}
+	rc = cxlt_cxl_region_info(dev, info);
+	if (!rc && strcmp(info->mode, "ram")) {
+		pr_info("pool_attach: %s is a %s region; shared pools are on RAM regions\n", name,
+			info->mode);
+		rc = -ENODEV;
+	} else if (!rc && (info->state == CXLT_CXLR_UNCOMMITTED || !info->size)) {
+		pr_info("pool_attach: %s is not committed\n", name);
+		rc = -EBUSY;
+	}
+	if (rc) {
+		put_device(dev);
+		return rc;
+	}
+	guard(mutex)(&cxlt_pools.lock);
+	list_for_each_entry(p, &cxlt_pools.list, node)
+		if (p->dev == dev)
+			pool = p;
+	if (pool && (!pool->shared || cxlt_pool_usable(pool))) {
+		put_device(dev);
+		pr_info("pool_attach: %s is attached already\n", name);
+		return -EEXIST;
+	}
+	if (!pool) {
+		pool = cxlt_pool_new(dev);
+		put_device(dev);
+		if (!pool)
+			return -ENOMEM;
+		pool->shared = true;
+		scoped_guard(spinlock, &cxlt_pools.list_lock)
+			list_add_tail(&pool->node, &cxlt_pools.list);
+	} else {
+		put_device(dev);
+	}
+	guard(mutex)(&pool->lock);
+	pool->host_id = id;
+	rc = cxlt_pool_attach_shared(pool, info);
+	if (rc)
+		pr_err("pool_attach: %s: %s\n", name, pool->error);
+	return rc;
+}
+
+static ssize_t pool_attach_store(struct kobject *kobj, struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	char *copy __free(kfree) = kstrndup(buf, PAGE_SIZE, GFP_KERNEL);
+	u32 id = cxlt_shared_default_host();
+	char *p, *name, *opt;
+	int rc;
+
+	if (!copy)
+		return -ENOMEM;
+	p = strim(copy);
+	name = strsep(&p, " \t");
+	opt = p ? strim(p) : NULL;
+	if (!name || !*name || strlen(name) >= CXLTIER_POOL_NAME_MAX ||
+	    (opt && *opt && (strncmp(opt, "host=", 5) || kstrtou32(opt + 5, 10, &id)))) {
+		pr_info("pool_attach: expected \"regionN\" or \"regionN host=ID\"\n");
+		return -EINVAL;
+	}
+	if (!id || id >= CXLT_POOL_HOST_SLOTS) {
+		pr_info("pool_attach: %s: host id %u: give each host an id from 1 to %u (host=ID, or the module parameter host_id)\n",
+			name, id, CXLT_POOL_HOST_SLOTS - 1);
+		return -EINVAL;
+	}
+	rc = cxlt_pool_attach_cmd(name, id);
+	return rc ? rc : count;
+}
+
+static struct kobj_attribute cxlt_pool_attach_attr = __ATTR_WO(pool_attach);
+
+static int cxlt_pool_detach_cmd(const char *name)
+{
+	struct cxlt_pool *pool = NULL, *p;
+	struct cxlt_region *r;
+	bool busy = false;
+
+	guard(mutex)(&cxlt_pools.lock);
+	list_for_each_entry(p, &cxlt_pools.list, node)
+		if (p->shared && !strcmp(p->name, name))
+			pool = p;
+	if (!pool) {
+		pr_info("pool_detach: no attached shared pool %s\n", name);
+		return -ENOENT;
+	}
+	scoped_guard(spinlock, &pool->rlock)
+		list_for_each_entry(r, &pool->regions, pool_link)
+			busy |= atomic_read(&r->nr_files) || atomic_read(&r->nr_maps);
+	if (busy) {
+		pr_info("pool_detach: %s: a region of it is open or mapped here\n", name);
+		return -EBUSY;
+	}
+	cxlt_pool_drop(pool, false);
+	return 0;
+}
+
+static ssize_t pool_detach_store(struct kobject *kobj, struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	char *copy __free(kfree) = kstrndup(buf, PAGE_SIZE, GFP_KERNEL);
+	char *name;
+	int rc;
+
+	if (!copy)
+		return -ENOMEM;
+	name = strim(copy);
+	if (!*name || strlen(name) >= CXLTIER_POOL_NAME_MAX || strpbrk(name, " \t")) {
+		pr_info("pool_detach: expected \"regionN\"\n");
+		return -EINVAL;
+	}
+	rc = cxlt_pool_detach_cmd(name);
+	return rc ? rc : count;
+}
+
+static struct kobj_attribute cxlt_pool_detach_attr = __ATTR_WO(pool_detach);
+
+/**
+ * cxlt_pools_sync_shared() - read the shared pools' tables again if another host
+ *	changed them (a name or id not found here may be a region made elsewhere)
+ *
+ * Context: process context; takes the pools' locks.
+ */
+void cxlt_pools_sync_shared(void)
+{
+	struct cxlt_pool *pools[16];
+	int n, i;
+
+	n = cxlt_pools_collect(cxlt_pool_is_shared, NULL, pools, ARRAY_SIZE(pools));
+	for (i = 0; i < n; i++) {
+		scoped_guard(mutex, &pools[i]->lock)
+			if (cxlt_pool_usable(pools[i]))
+				cxlt_shared_sync(pools[i], false);
+		kobject_put(&pools[i]->kobj);
+	}
+}
+
 /* --- following the CXL bus ----------------------------------------------------------------- */
 
 /*
@@ -1261,6 +1601,8 @@ static void cxlt_pool_drop(struct cxlt_pool *pool, bool lost)
 	/* Before the regions leave the table: a create racing with this then fails. */
 	if (lost)
 		cxlt_pool_set_lost(pool);
+	/* No heartbeat lists a region again below. */
+	cxlt_shared_stop(pool);
 	scoped_guard(spinlock, &cxlt_pools.list_lock)
 		list_del(&pool->node);
 	for (;;) {
@@ -1279,8 +1621,10 @@ static void cxlt_pool_drop(struct cxlt_pool *pool, bool lost)
 		cxlt_region_unpublish(r);
 		cxlt_region_put(r);
 	}
-	scoped_guard(mutex, &pool->lock)
+	scoped_guard(mutex, &pool->lock) {
+		cxlt_shared_detach(pool);
 		cxlt_pool_unmap(pool);
+	}
 	kobject_del(&pool->kobj);
 	kobject_put(&pool->kobj);
 }
@@ -1294,6 +1638,7 @@ static struct cxlt_pool *cxlt_pool_new(struct device *dev)
 		return NULL;
 	mutex_init(&pool->lock);
 	init_rwsem(&pool->gate);
+	cxlt_shared_init(pool);
 	spin_lock_init(&pool->rlock);
 	INIT_LIST_HEAD(&pool->regions);
 	pool->dev = get_device(dev);
@@ -1357,12 +1702,23 @@ void cxlt_pools_scan(void)
 	for (i = 0; i < scan->n; i++) {
 		struct device *dev = scan->devs[i];
 
-		if (cxlt_cxl_region_info(dev, info) || strcmp(info->mode, "pmem"))
+		if (cxlt_cxl_region_info(dev, info))
 			continue;
 		pool = NULL;
 		list_for_each_entry(tmp, &cxlt_pools.list, node)
 			if (tmp->dev == dev)
 				pool = tmp;
+		/* Shared pools are attached and tried by hand (pool_attach), not found. */
+		if (pool && pool->shared) {
+			pool->seen = true;
+			if (cxlt_pool_usable(pool) && info->state != CXLT_CXLR_COMMITTED &&
+			    info->state != CXLT_CXLR_DAX) {
+				cxlt_pool_drop(pool, true);
+			}
+			continue;
+		}
+		if (strcmp(info->mode, "pmem"))
+			continue;
 		/* In use, but its memory went (decommitted): lost, then a new pool. */
 		if (pool && cxlt_pool_usable(pool) && info->state != CXLT_CXLR_COMMITTED) {
 			cxlt_pool_drop(pool, true);
@@ -1392,8 +1748,16 @@ void cxlt_pools_scan(void)
 			cxlt_pool_drop(pool, true);
 }
 
+static const struct attribute *const cxlt_pool_cmd_attrs[] = {
+	&cxlt_pool_format_attr.attr,
+	&cxlt_pool_attach_attr.attr,
+	&cxlt_pool_detach_attr.attr,
+	NULL,
+};
+
 /**
- * cxlt_pools_start() - publish pools/ and pool_format, and attach the pools
+ * cxlt_pools_start() - publish pools/, pool_format, pool_attach and pool_detach, and
+ *	attach the pools of this host's pmem
  * @root: /sys/kernel/cxltier
  *
  * Context: module init, after the region table is set up.
@@ -1406,7 +1770,7 @@ int cxlt_pools_start(struct kobject *root)
 	cxlt_pools.dir = kobject_create_and_add("pools", root);
 	if (!cxlt_pools.dir)
 		return -ENOMEM;
-	rc = sysfs_create_file(root, &cxlt_pool_format_attr.attr);
+	rc = sysfs_create_files(root, cxlt_pool_cmd_attrs);
 	if (rc) {
 		kobject_put(cxlt_pools.dir);
 		return rc;
@@ -1432,6 +1796,6 @@ void cxlt_pools_stop(struct kobject *root)
 	cxlt_pools.dying = true;
 	list_for_each_entry_safe(pool, tmp, &cxlt_pools.list, node)
 		cxlt_pool_drop(pool, false);
-	sysfs_remove_file(root, &cxlt_pool_format_attr.attr);
+	sysfs_remove_files(root, cxlt_pool_cmd_attrs);
 	kobject_put(cxlt_pools.dir);
 }

@@ -18,13 +18,17 @@ struct vm_fault;
 int cxlt_pools_start(struct kobject *root);
 void cxlt_pools_stop(struct kobject *root);
 void cxlt_pools_scan(void);
-int cxlt_pools_blade_lost(const char *blade);
+int cxlt_pools_blade_lost(const char *blade, bool fenced);
+void cxlt_pools_sync_shared(void);
 void cxlt_pools_region_lost(struct device *region);
 
 int cxlt_pool_create_region(struct cxlt_region *r, const char *pool);
 int cxlt_pool_destroy_region(struct cxlt_region *r);
 void cxlt_pool_region_free(struct cxlt_region *r);
+int cxlt_pool_region_open(struct cxlt_region *r);
+void cxlt_pool_region_close(struct cxlt_region *r);
 const char *cxlt_pool_name(const struct cxlt_pool *pool);
+bool cxlt_pool_is_shared_region(const struct cxlt_region *r);
 vm_fault_t cxlt_pool_fault(struct vm_fault *vmf);
 int cxlt_pool_sync(struct cxlt_region *r, loff_t start, loff_t end);
 

@@ -471,17 +471,23 @@ static int cxlt_region_insert(struct cxlt_region *r, u32 *id)
 		pr_debug("create %s: a region of that name exists\n", r->name);
 		return -EEXIST;
 	}
-	rc = xa_alloc_cyclic(&cxlt_regions.ids, &r->id, r,
-			     XA_LIMIT(1, CXLTIER_REGION_ID_MAX), &cxlt_regions.next_id,
-			     GFP_KERNEL);
-	if (rc < 0) {
+	if (r->id) {
+		/* A shared pool's region: the id every host gives it. */
+		rc = xa_insert(&cxlt_regions.ids, r->id, r, GFP_KERNEL);
+		if (rc == -EBUSY)
+			rc = -EEXIST;
+	} else {
+		rc = xa_alloc_cyclic(&cxlt_regions.ids, &r->id, r,
+				     XA_LIMIT(1, CXLTIER_REGION_ID_SHARED - 1),
+				     &cxlt_regions.next_id, GFP_KERNEL);
 		if (rc == -EBUSY) {
 			rc = -ENOSPC;
 			pr_debug("create %s: all %u region ids are in use\n", r->name,
-				 CXLTIER_REGION_ID_MAX);
+				 CXLTIER_REGION_ID_SHARED - 1);
 		}
-		return rc;
 	}
+	if (rc < 0)
+		return rc;
 	list_add_tail(&r->all, &cxlt_regions.all);
 	cxlt_regions.gen++;
 	cxlt_regions.nr++;
@@ -682,6 +688,11 @@ int cxlt_region_open(struct cxltier_open *args, struct cxlt_region **rp)
 
 	struct cxlt_region *r __free(cxlt_region_put) =
 		cxlt_region_get(args->flags & CXLTIER_BY_ID, args->id, args->name);
+	if (!r) {
+		/* Made on another host of a shared pool since this one last looked? */
+		cxlt_pools_sync_shared();
+		r = cxlt_region_get(args->flags & CXLTIER_BY_ID, args->id, args->name);
+	}
 	if (!r)
 		return -ENOENT;
 	if (args->flags & CXLTIER_OPEN_READ)
@@ -755,6 +766,9 @@ int cxlt_region_list(struct cxltier_list *args)
 	unsigned long idx;
 	u32 room, n = 0;
 	int rc = 0;
+
+	/* What other hosts of a shared pool made or destroyed since the last heartbeat. */
+	cxlt_pools_sync_shared();
 
 	/*
 	 * Room for what exists, not for what the caller offers: a caller's count is
@@ -830,6 +844,8 @@ int cxlt_region_stat(struct cxlt_region *r, struct cxltier_stat *args)
 	}
 	if (r->pool) {
 		args->region_flags |= CXLTIER_REGION_PERSISTENT;
+		if (cxlt_pool_is_shared_region(r))
+			args->region_flags |= CXLTIER_REGION_SHARED;
 		if (READ_ONCE(r->lost))
 			args->region_flags |= CXLTIER_REGION_LOST;
 		strscpy(args->pool, cxlt_pool_name(r->pool), sizeof(args->pool));

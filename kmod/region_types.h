@@ -67,6 +67,8 @@ struct mem_cgroup;
  * @pool_entry: its entry in the pool's table
  * @pool_offset: byte offset of its memory in the pool
  * @pool_alloc: bytes of the pool it holds
+ * @pool_uuid: its entry's uuid, made at create (a shared pool's entry may later
+ *	hold another region)
  * @pool_freed: its entry was freed (destroyed); it holds its space until it is
  *	freed; under the pool's lock
  * @pool_unlisted: its dropped pool took it out of the name table; under the
@@ -115,6 +117,7 @@ struct cxlt_region {
 	u32 pool_entry;
 	u64 pool_offset;
 	u64 pool_alloc;
+	u8 pool_uuid[16];
 	bool pool_freed;
 	bool pool_unlisted;
 	bool lost;

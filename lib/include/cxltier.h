@@ -912,11 +912,12 @@ enum cxltier_event_cause {
 	CXLTIER_EVENT_CAUSE_POISON = 3,        /* poison records (poison list, injection) */
 	CXLTIER_EVENT_CAUSE_MEDIA = 4,         /* general media or DRAM event records */
 	CXLTIER_EVENT_CAUSE_UNCORRECTABLE = 5, /* an uncorrectable (AER) error */
+	CXLTIER_EVENT_CAUSE_PEER = 6, /* another host of a shared pool fenced the blade */
 };
 
 /* "fence", "fence-page", "replace", "poison", "drain", "restore", or "unknown". */
 const char *cxltier_event_type_name(enum cxltier_event_type type);
-/* "admin", "unbind", "poison", "media", "uncorrectable", or "unknown". */
+/* "admin", "unbind", "poison", "media", "uncorrectable", "peer", or "unknown". */
 const char *cxltier_event_cause_name(enum cxltier_event_cause cause);
 
 /* Records the module keeps; older ones are dropped (lost to a late reader). */

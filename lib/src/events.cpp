@@ -59,7 +59,8 @@ namespace {
 constexpr const char *type_names[] = {"unknown", "fence", "fence-page", "replace",
 				      "poison",	 "drain", "restore"};
 constexpr const char *cause_names[] = {"unknown", "admin", "unbind",
-				       "poison",  "media", "uncorrectable"};
+				       "poison",  "media", "uncorrectable",
+				       "peer"};
 static_assert(std::size(type_names) == CXLTIER_EVENT_MAX + 1);
 static_assert(std::size(cause_names) == CXLTIER_CAUSE_MAX + 1);
 

@@ -82,10 +82,11 @@ protected:
 		return r.err.substr(0, r.err.find('\n'));
 	}
 
-	// Waits (10 s at most) until @cli has printed @text.
+	// Waits until @cli has printed @text: 120 s at most, since a loaded CI machine
+	// was seen to take over 10 s before the command's first line.
 	static bool wait_for_output(const running_cli &cli, const std::string &text)
 	{
-		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
 		while (std::chrono::steady_clock::now() < end) {
 			if (cli.out().find(text) != std::string::npos)
 				return true;

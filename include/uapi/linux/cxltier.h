@@ -445,7 +445,8 @@ struct cxltier_replace {
 #define CXLTIER_CAUSE_POISON		3	/* poison records (poison list, inject) */
 #define CXLTIER_CAUSE_MEDIA		4	/* general media / DRAM event records */
 #define CXLTIER_CAUSE_UNCORRECTABLE	5	/* an uncorrectable (AER) error */
-#define CXLTIER_CAUSE_MAX		CXLTIER_CAUSE_UNCORRECTABLE
+#define CXLTIER_CAUSE_PEER		6	/* another host of a shared pool fenced it */
+#define CXLTIER_CAUSE_MAX		CXLTIER_CAUSE_PEER
 
 /**
  * struct cxltier_event - one record of the event log
