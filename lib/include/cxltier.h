@@ -632,13 +632,20 @@ int cxltier_region_info_is_lost(const struct cxltier_region_info *info);
 const char *cxltier_region_info_get_pool(const struct cxltier_region_info *info);
 /* A persistent region's byte offset in its pool's CXL region, 0 for other regions. */
 uint64_t cxltier_region_info_get_pool_offset(const struct cxltier_region_info *info);
+/*
+ * 1 for a region of a shared pool (cxltier_pool_attach()): every host attached to
+ * the pool knows it under the same id (and so the same handles), else 0.
+ */
+int cxltier_region_info_is_shared(const struct cxltier_region_info *info);
 
 /* --- Pools: persistent CXL memory for persistent regions ------------------ */
 
 /*
- * A pool is a CXL pmem region the module keeps persistent regions on (pools/<region>/
- * in the module's sysfs tree).  Pools belong to the context's snapshot like blades
- * (cxltier_refresh() reads them again); a module without pools has none.
+ * A pool is a CXL pmem region the module keeps persistent regions on, or a CXL RAM
+ * region of a shared device attached as a shared pool (cxltier_pool_attach(),
+ * below); pools/<region>/ in the module's sysfs tree.  Pools belong to the
+ * context's snapshot like blades (cxltier_refresh() reads them again); a module
+ * without pools has none.
  */
 struct cxltier_pool;
 
@@ -699,6 +706,214 @@ const char *cxltier_pool_state_name(enum cxltier_pool_state state);
  *   -EACCES, -EPERM  needs root;  -EOPNOTSUPP  the module has no pools
  */
 int cxltier_pool_format(struct cxltier_ctx *ctx, const char *pool, unsigned int flags);
+
+/*
+ * Shared pools.  A CXL RAM region of a shared (multi-headed) CXL device can be
+ * attached as a pool by several hosts at once; its persistent regions are the same
+ * on every host (same names, ids and handles, cxltier_region_info_is_shared()).
+ * Each host has a record in the pool under an id of its own (1 to 63) with a
+ * heartbeat; a host whose heartbeat stops for the module's lease (its parameter
+ * pool_lease_ms) is "expired" for the others.  The device is not cache coherent
+ * across hosts: data handed between hosts must be written back and invalidated
+ * explicitly, see "Sharing memory between hosts" below.  Format the pool on one
+ * host (cxltier_pool_format() once it shows as unformatted), attach it on all.
+ *
+ * Attach CXL RAM region @region as a shared pool of this host (needs root), with
+ * host record @host_id (1 to 63), or with @host_id 0 the module parameter host_id.
+ * The region's dax devices that device_dax holds are unbound from it first (the
+ * module cannot claim memory a driver holds); if the attach then fails they are
+ * bound again.  A dax device onlined as System RAM (kmem) is refused.  The
+ * snapshot is not refreshed.  0, or a negative errno with a one-line reason:
+ *   -EINVAL  bad name, @host_id above 63, or no id at all (@host_id 0 and the
+ *            module parameter 0)
+ *   -ENODEV  no such CXL region, or not a RAM region
+ *   -EBUSY   its memory is System RAM here or claimed by another driver, or host
+ *            record @host_id belongs to another host whose heartbeat is live
+ *   -EEXIST  attached already
+ *   -EACCES, -EPERM  needs root;  -EOPNOTSUPP  the module has no shared pools
+ */
+int cxltier_pool_attach(struct cxltier_ctx *ctx, const char *region, unsigned int host_id);
+
+/*
+ * Detach shared pool @region from this host (needs root): its regions leave this
+ * host (they stay on the device for the others) and its host record is marked
+ * detached.  The region's dax devices are not bound again.  0, or:
+ *   -ENOENT  no shared pool of that name is attached here
+ *   -EBUSY   a region of it is open or mapped on this host
+ *   -EACCES, -EPERM  needs root;  -EOPNOTSUPP  the module has no shared pools
+ */
+int cxltier_pool_detach(struct cxltier_ctx *ctx, const char *region);
+
+/*
+ * The module parameters of shared pools, read now: host_id (the record id an
+ * attach without one uses, 0: none) and pool_lease_ms (a host whose heartbeat
+ * does not move for that long is expired by the others).  0, or -ENOENT (module
+ * not loaded), -EOPNOTSUPP (the module has no shared pools), -EBADMSG.
+ */
+int cxltier_get_host_id(struct cxltier_ctx *ctx, unsigned int *host_id);
+int cxltier_get_pool_lease_ms(struct cxltier_ctx *ctx, unsigned int *lease_ms);
+
+/* 1 for a shared pool (attached with cxltier_pool_attach()), 0 for one of this host's pmem. */
+int cxltier_pool_is_shared(const struct cxltier_pool *pool);
+/* This host's record id in a shared pool (1 to 63), 0 for other pools. */
+unsigned int cxltier_pool_get_host(const struct cxltier_pool *pool);
+
+/*
+ * A shared pool's host records in use (pools/<region>/hosts), in the module's
+ * order; none for other pools and for modules without shared pools.  They belong
+ * to the snapshot like the pool.
+ */
+struct cxltier_pool_host;
+struct cxltier_pool_host *cxltier_pool_host_get_first(struct cxltier_pool *pool);
+struct cxltier_pool_host *cxltier_pool_host_get_next(struct cxltier_pool_host *host);
+struct cxltier_pool *cxltier_pool_host_get_pool(const struct cxltier_pool_host *host);
+
+/* Its record id, 1 to 63. */
+unsigned int cxltier_pool_host_get_id(const struct cxltier_pool_host *host);
+/*
+ * "live" (its heartbeat moved within the lease), "expired" (it did not: the host
+ * died or hung; its mappings no longer hold regions) or "detached"; a newer module
+ * may have other words.
+ */
+const char *cxltier_pool_host_get_state(const struct cxltier_pool_host *host);
+/* The host's node name. */
+const char *cxltier_pool_host_get_name(const struct cxltier_pool_host *host);
+/* Its heartbeat counter, and milliseconds since this host saw the counter move. */
+uint64_t cxltier_pool_host_get_heartbeat(const struct cxltier_pool_host *host);
+uint64_t cxltier_pool_host_get_age_ms(const struct cxltier_pool_host *host);
+/* 1 for this host's own record. */
+int cxltier_pool_host_is_self(const struct cxltier_pool_host *host);
+
+#define for_each_cxltier_pool_host(pool, host)                                 \
+	for ((host) = cxltier_pool_host_get_first(pool); (host);               \
+	     (host) = cxltier_pool_host_get_next(host))
+
+/*
+ * A pool's table entries in use, as the table on the device has them
+ * (pools/<region>/table), in the module's order; none for modules that predate it.
+ */
+struct cxltier_pool_entry;
+struct cxltier_pool_entry *cxltier_pool_entry_get_first(struct cxltier_pool *pool);
+struct cxltier_pool_entry *cxltier_pool_entry_get_next(struct cxltier_pool_entry *entry);
+struct cxltier_pool *cxltier_pool_entry_get_pool(const struct cxltier_pool_entry *entry);
+
+/* Its index in the table. */
+unsigned int cxltier_pool_entry_get_number(const struct cxltier_pool_entry *entry);
+/*
+ * "used", or "dying" (destroyed, its space held until no host has it open); a
+ * newer module may have other words.
+ */
+const char *cxltier_pool_entry_get_state(const struct cxltier_pool_entry *entry);
+/* The region's name, byte offset in the pool's CXL region and length. */
+const char *cxltier_pool_entry_get_name(const struct cxltier_pool_entry *entry);
+uint64_t cxltier_pool_entry_get_offset(const struct cxltier_pool_entry *entry);
+uint64_t cxltier_pool_entry_get_length(const struct cxltier_pool_entry *entry);
+uint32_t cxltier_pool_entry_get_uid(const struct cxltier_pool_entry *entry);
+uint32_t cxltier_pool_entry_get_gid(const struct cxltier_pool_entry *entry);
+/* Permission bits, as cxltier_region_info_get_mode(). */
+unsigned int cxltier_pool_entry_get_mode(const struct cxltier_pool_entry *entry);
+/*
+ * The region id: in a shared pool the same on every host (at least
+ * 0x8000, CXLTIER_REGION_ID_SHARED in <linux/cxltier.h>), else this host's.
+ */
+uint32_t cxltier_pool_entry_get_id(const struct cxltier_pool_entry *entry);
+/*
+ * The ids of the hosts that have it open (shared pools only), *@count of them (if
+ * @count is not NULL); not NULL-terminated.
+ */
+const unsigned int *cxltier_pool_entry_get_hosts(const struct cxltier_pool_entry *entry,
+						 size_t *count);
+
+#define for_each_cxltier_pool_entry(pool, entry)                               \
+	for ((entry) = cxltier_pool_entry_get_first(pool); (entry);            \
+	     (entry) = cxltier_pool_entry_get_next(entry))
+
+/*
+ * Check @pool's structures on the device (needs root; pools/<region>/check):
+ * both superblocks and every table entry, and in a shared pool the host records
+ * (mappings of entries not in use, expired hosts still holding regions, a table
+ * update left half done).  Nothing is changed unless @repair is nonzero: then
+ * the module first mends what it can without losing a region (clears expired
+ * hosts' records, frees dying entries nobody has open, closes a half-done update),
+ * and what is left is reported.  Returns the number of problems found (left, with
+ * @repair), 0 for none; with @report not NULL, *@report gets the module's text
+ * ("problem: <text>" lines, then "<N> problems"), to be released with free().
+ * Or a negative errno with a one-line reason (*@report is then NULL):
+ *   -ENODEV  the pool is not online;  -EACCES, -EPERM  needs root
+ *   -EOPNOTSUPP  the module cannot check pools;  -EBADMSG  text not understood
+ */
+int cxltier_pool_check(struct cxltier_pool *pool, int repair, char **report);
+
+/* --- Sharing memory between hosts ------------------------------------------ */
+
+/*
+ * The memory of a shared pool is mapped by every host attached to it, but the
+ * device keeps no host's CPU caches coherent with another's: a store stays in the
+ * writing CPU's cache until the line is written back, and a load may be served
+ * from a line this CPU cached before another host changed the memory.  (Within
+ * one host, CPUs are coherent as usual.)  Data handed from one host to another
+ * therefore follows these rules, with a flag: a uint64_t in the shared memory,
+ * 8-byte aligned, best alone on its cache line (64 bytes), written by one side
+ * only:
+ *
+ *   writer:  write the data;
+ *            cxltier_flush(data, len);       data written back to the device
+ *            cxltier_publish(&flag, seq);    then the flag, written back too
+ *   reader:  cxltier_acquire(&flag, seq, timeout_ms);   the flag read from the device
+ *            cxltier_invalidate(data, len);  stale lines of the data dropped
+ *            read the data.
+ *
+ * (cxltier_acquire_range() does the reader's two calls in one.)  A cache line must
+ * have one writer at a time: invalidating a line this CPU wrote and did not flush
+ * writes it back over the other host's data, and a line shared by two writers
+ * loses one's stores.  Use a new value (a sequence number) for each handover, as
+ * a reader cannot tell an old flag from a new one of the same value.  The same
+ * calls serve data handed between processes or threads of one host, where they
+ * only cost time.  On a CPU without cache line instructions (not x86) they are
+ * only memory barriers: enough within one host, not across hosts, and
+ * cxltier_flush() and cxltier_invalidate() return -EOPNOTSUPP there.
+ * These calls need no context and are thread-safe.
+ */
+
+/*
+ * Write the cache lines of [@addr, @addr + @len) back to memory: CLWB (which may
+ * keep the line cached), else CLFLUSHOPT, else CLFLUSH; then SFENCE, so that the
+ * write-backs are complete when it returns.  0; -EINVAL for @addr NULL with a
+ * length or a range that wraps; -EOPNOTSUPP as above.
+ */
+int cxltier_flush(const void *addr, size_t len);
+
+/*
+ * Drop the cache lines of [@addr, @addr + @len) from this CPU's caches, writing back
+ * those this CPU changed: MFENCE, CLFLUSHOPT (else CLFLUSH) on each line, MFENCE.
+ * Loads after it read memory.  Errors as cxltier_flush().
+ */
+int cxltier_invalidate(const void *addr, size_t len);
+
+/*
+ * Publish @value in *@flag: SFENCE (any write-backs begun before, such as the
+ * data's cxltier_flush(), are complete first), store @value, write the flag's
+ * line back, SFENCE.  On return the flag is in memory.  It does not write back
+ * the data: call cxltier_flush() on it first.  @flag must be 8-byte aligned.
+ */
+void cxltier_publish(uint64_t *flag, uint64_t value);
+
+/*
+ * Wait until *@flag, read from memory (its line invalidated before each read),
+ * equals @value: 0 once it does, with loads after the call ordered after that
+ * read; -ETIMEDOUT after @timeout_ms milliseconds (0: one look; negative: no
+ * limit); -EINVAL for @flag NULL or not 8-byte aligned.  It polls busily for the
+ * first 0.2 ms, then sleeps between reads (up to 1 ms).  The data the flag
+ * guards must then be invalidated before it is read (cxltier_invalidate()).
+ */
+int cxltier_acquire(const uint64_t *flag, uint64_t value, int timeout_ms);
+
+/*
+ * cxltier_acquire(), then cxltier_invalidate(@buf, @len): on 0 the buffer can be
+ * read.  Errors of both (-EINVAL for a bad range before waiting).
+ */
+int cxltier_acquire_range(const uint64_t *flag, uint64_t value, int timeout_ms, const void *buf,
+			  size_t len);
 
 /* --- Checkpoints on persistent regions ---------------------------------------- */
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 // C++20 conveniences over the C ABI in cxltier.h: an owning context pointer and
-// ranges over blades and CXL regions, RAII wrappers for global regions and an STL
-// allocator over cxltier_alloc.  Header-only; the ABI stays the C one.
+// ranges over blades, CXL regions and pools, RAII wrappers for global regions and
+// an STL allocator over cxltier_alloc.  Header-only; the ABI stays the C one.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <iterator>
 #include <limits>
 #include <memory>
@@ -32,8 +33,9 @@ inline ctx_ptr make_ctx(int &err) noexcept
 	return ctx_ptr(raw);
 }
 
-// A forward range over a first/next iteration pair.
-template <class T, T *(*First)(cxltier_ctx *), T *(*Next)(T *)> class object_range {
+// A forward range over a first/next iteration pair of the objects of @P (a
+// context's blades, a pool's host records).
+template <class P, class T, T *(*First)(P *), T *(*Next)(T *)> class child_range {
 public:
 	class iterator {
 	public:
@@ -60,12 +62,19 @@ public:
 		T *obj_ = nullptr;
 	};
 
-	explicit object_range(cxltier_ctx *ctx) noexcept : ctx_(ctx) {}
-	iterator begin() const noexcept { return iterator(First(ctx_)); }
+	explicit child_range(P *parent) noexcept : parent_(parent) {}
+	iterator begin() const noexcept { return iterator(First(parent_)); }
 	iterator end() const noexcept { return iterator(); }
 
 private:
-	cxltier_ctx *ctx_;
+	P *parent_;
+};
+
+// The objects of a context's snapshot.
+template <class T, T *(*First)(cxltier_ctx *), T *(*Next)(T *)>
+class object_range : public child_range<cxltier_ctx, T, First, Next> {
+public:
+	using child_range<cxltier_ctx, T, First, Next>::child_range;
 };
 
 using blade_range = object_range<cxltier_blade, cxltier_blade_get_first, cxltier_blade_get_next>;
@@ -119,6 +128,60 @@ inline std::span<const char *const> blades_of(const cxltier_tier *tier) noexcept
 	std::size_t n = 0;
 	const char *const *names = cxltier_tier_get_blades(tier, &n);
 	return {names, n};
+}
+
+// --- Pools -------------------------------------------------------------------
+
+using pool_range = object_range<cxltier_pool, cxltier_pool_get_first, cxltier_pool_get_next>;
+using pool_host_range = child_range<cxltier_pool, cxltier_pool_host, cxltier_pool_host_get_first,
+				    cxltier_pool_host_get_next>;
+using pool_entry_range = child_range<cxltier_pool, cxltier_pool_entry, cxltier_pool_entry_get_first,
+				     cxltier_pool_entry_get_next>;
+
+inline pool_range pools(cxltier_ctx *ctx) noexcept
+{
+	return pool_range(ctx);
+}
+
+// for (cxltier_pool_host *h : cxltier::hosts_of(pool)) ...
+inline pool_host_range hosts_of(cxltier_pool *pool) noexcept
+{
+	return pool_host_range(pool);
+}
+
+inline pool_entry_range entries_of(cxltier_pool *pool) noexcept
+{
+	return pool_entry_range(pool);
+}
+
+inline std::span<const char *const> blades_of(const cxltier_pool *pool) noexcept
+{
+	std::size_t n = 0;
+	const char *const *names = cxltier_pool_get_blades(pool, &n);
+	return {names, n};
+}
+
+// The hosts that have the entry's region open.
+inline std::span<const unsigned int> hosts_of(const cxltier_pool_entry *entry) noexcept
+{
+	std::size_t n = 0;
+	const unsigned int *ids = cxltier_pool_entry_get_hosts(entry, &n);
+	return {ids, n};
+}
+
+struct c_free {
+	void operator()(void *p) const noexcept { std::free(p); }
+};
+// A string the library allocated with malloc() (cxltier_pool_check()'s report).
+using c_string_ptr = std::unique_ptr<char, c_free>;
+
+// cxltier_pool_check() with the report owned; its result (problems, or a negative
+// errno) in @rc.
+inline c_string_ptr check_pool(cxltier_pool *pool, bool repair, int &rc) noexcept
+{
+	char *report = nullptr;
+	rc = cxltier_pool_check(pool, repair, &report);
+	return c_string_ptr(report);
 }
 
 // --- Global regions ----------------------------------------------------------

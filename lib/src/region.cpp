@@ -286,6 +286,7 @@ int stat_into(cxltier_ctx *ctx, int fd, const char *name, cxltier_region_info **
 	info->destroyed = st.region_flags & CXLTIER_REGION_DESTROYED;
 	info->persistent = st.region_flags & CXLTIER_REGION_PERSISTENT;
 	info->lost = st.region_flags & CXLTIER_REGION_LOST;
+	info->shared = st.region_flags & CXLTIER_REGION_SHARED;
 	info->pool = std::string(st.pool, strnlen(st.pool, sizeof(st.pool)));
 	info->pool_offset = st.pool_offset;
 	info->resident = st.resident;
@@ -670,6 +671,11 @@ CXLTIER_EXPORT int cxltier_region_info_is_persistent(const cxltier_region_info *
 CXLTIER_EXPORT int cxltier_region_info_is_lost(const cxltier_region_info *info)
 {
 	return info->lost;
+}
+
+CXLTIER_EXPORT int cxltier_region_info_is_shared(const cxltier_region_info *info)
+{
+	return info->shared;
 }
 
 CXLTIER_EXPORT const char *cxltier_region_info_get_pool(const cxltier_region_info *info)

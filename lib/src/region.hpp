@@ -38,6 +38,7 @@ struct cxltier_region_info {
 	bool destroyed;
 	bool persistent;
 	bool lost;
+	bool shared; // on a shared pool: the same id on every host attached to it
 	std::string pool;	   // a persistent region's, else ""
 	std::uint64_t pool_offset; // a persistent region's, else 0
 	std::uint64_t resident;

@@ -122,6 +122,8 @@ result<std::unique_ptr<snapshot>> load_snapshot(cxltier_ctx *ctx, const fs::path
 	if (!pools)
 		return std::move(pools).err();
 	snap->pools = std::move(pools).value();
+	for (auto &p : snap->pools)
+		link_pool(p);
 
 	// A missing blades/, tiers/ or pools/ reads as empty; make sure that is not because
 	// the module went away half-way through.

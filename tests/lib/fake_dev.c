@@ -23,6 +23,7 @@
  *             REPLACE), fence_blade=memN, fence_cause=C, fence_time=NS (what
  *             FENCED reports for them); persistent=1 (a persistent region:
  *             STAT's CXLTIER_REGION_PERSISTENT), lost=1 (CXLTIER_REGION_LOST),
+ *             shared=1 (CXLTIER_REGION_SHARED),
  *             pool=NAME and pool_offset=N (STAT's pool and pool_offset).
  *             CREATE appends a region (the next free id, access "rw"); a
  *             persistent one gets persistent=1, its pool and an offset.  Its
@@ -52,7 +53,8 @@
  * daemon/wmark_high_mb that would put the low watermark above the high one.  A
  * write to any file F there first waits while F.block exists (as blade_drain
  * blocks until the drain is done; a signal ends the wait with EINTR), then fails
- * with the errno in F.errno (a number) when that exists.
+ * with the errno in F.errno (a number) when that exists; once written, F holds
+ * the contents of F.reply instead when that exists.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -96,7 +98,7 @@ struct fake_region {
 	char fence_blade[CXLTIER_BLADE_NAME_MAX];
 	unsigned int fence_cause;
 	unsigned long long fence_time;
-	int persistent, lost;
+	int persistent, lost, shared;
 	char pool[CXLTIER_POOL_NAME_MAX];
 	unsigned long long pool_offset;
 };
@@ -230,6 +232,8 @@ static void parse_key(struct fake_region *r, const char *key, const char *val)
 		r->persistent = atoi(val);
 	else if (!strcmp(key, "lost"))
 		r->lost = atoi(val);
+	else if (!strcmp(key, "shared"))
+		r->shared = atoi(val);
 	else if (!strcmp(key, "pool"))
 		snprintf(r->pool, sizeof(r->pool), "%s", val);
 }
@@ -398,7 +402,8 @@ static void fill_stat(const struct fake_region *r, struct cxltier_stat *st)
 	st->accessed = r->accessed;
 	st->hinted = r->hinted;
 	st->region_flags = (r->persistent ? CXLTIER_REGION_PERSISTENT : 0) |
-			   (r->lost ? CXLTIER_REGION_LOST : 0);
+			   (r->lost ? CXLTIER_REGION_LOST : 0) |
+			   (r->shared ? CXLTIER_REGION_SHARED : 0);
 	memset(st->pool, 0, sizeof(st->pool));
 	memcpy(st->pool, r->pool, sizeof(st->pool));
 	st->pool_offset = r->pool_offset;
@@ -898,6 +903,29 @@ static int refused(const char *root, const char *path, const void *buf, size_t n
 	return 0;
 }
 
+/*
+ * When @reply exists, @path then holds its contents, as a store method changes
+ * what show() reads next (pools/<r>/check after "repair").  0, or -1 with errno.
+ */
+static int put_reply(const char *path, const char *reply)
+{
+	char text[4096];
+	ssize_t len;
+	int in, out, rc = 0;
+
+	in = open(reply, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return errno == ENOENT ? 0 : -1;
+	len = read(in, text, sizeof(text));
+	close(in);
+	out = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (len < 0 || out < 0 || real_write(out, text, (size_t)len) != len)
+		rc = -1;
+	if (out >= 0)
+		close(out);
+	return rc;
+}
+
 /* Waits while @path.block exists; 0, or -1 with EINTR when a signal came. */
 static int wait_unblocked(const char *path)
 {
@@ -918,6 +946,7 @@ ssize_t write(int fd, const void *buf, size_t n)
 	const char *env = getenv("CXLTIER_SYSFS");
 	char root[PATH_MAX], path[PATH_MAX], ctl[PATH_MAX + 8];
 	long long e;
+	ssize_t w;
 
 	if (!env || !realpath(env, root) || fd_path(fd, path, sizeof(path)) ||
 	    strncmp(path, root, strlen(root)) || path[strlen(root)] != '/')
@@ -930,5 +959,11 @@ ssize_t write(int fd, const void *buf, size_t n)
 	e = read_number(ctl, "");
 	if (e > 0)
 		return fail((int)e);
-	return real_write(fd, buf, n);
+	w = real_write(fd, buf, n);
+	if (w < 0)
+		return w;
+	snprintf(ctl, sizeof(ctl), "%s.reply", path);
+	if (put_reply(path, ctl))
+		return -1;
+	return w;
 }

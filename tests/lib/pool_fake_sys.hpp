@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // Pools in a fake module tree (pools/<region>/, as the module shows them), for the
-// library's and cxltierctl's tests of pools, persistent regions and checkpoints.
+// library's and cxltierctl's tests of pools, persistent regions, checkpoints and
+// shared pools (with the dax devices and module parameters of a fake /sys).
 #pragma once
 
 #include <string>
@@ -44,6 +45,55 @@ inline void add_two_pools(const fake_sysfs &sysfs)
 			 .blades = "mem1",
 			 .uuid = "9d0b7a55-61c2-4f0e-8e4b-51a7c2d9e013"});
 	sysfs.write("pool_format", "");
+}
+
+// A shared pool as this host's module shows it after pool_attach: pools/<r>/ with
+// shared, host and the hosts and table files (their lines as the ABI has them).
+struct shared_pool_spec {
+	pool_spec pool;
+	std::string host = "2";
+	std::string hosts = "1 live node-a 4711 120 -\n2 live node-b 815 20 self\n"
+			    "3 expired node-c 99 15000 -";
+	std::string table = "0 used kv 2097152 4194304 0 0 0640 32768 1,2\n"
+			    "1 dying old 6291456 2097152 1000 100 0600 32769 -";
+};
+
+inline void add_shared_pool(const fake_sysfs &sysfs, const shared_pool_spec &s)
+{
+	add_pool(sysfs, s.pool);
+	fs::path d = fs::path("pools") / s.pool.name;
+	sysfs.write(d / "shared", "1");
+	sysfs.write(d / "host", s.host);
+	sysfs.write(d / "hosts", s.hosts);
+	sysfs.write(d / "table", s.table);
+}
+
+// Dax device @dev ("dax5.0") of CXL region @region in a fake standard sysfs (a
+// fake_sys of tier_fake_sys.hpp), bound to @driver ("" for none), with the
+// driver's bind and unbind files, as the dax bus shows them.
+inline void add_dax_device(const fake_tree &sys, const std::string &region, const std::string &dev,
+			   const std::string &driver)
+{
+	fs::path d = sys.root() / "bus/cxl/devices" / region / ("dax_" + region) / dev;
+	fs::create_directories(d);
+	sys.write(fs::path("bus/cxl/devices") / region / ("dax_" + region) / "devtype",
+		  "cxl_dax_region");
+	for (const char *drv : {"device_dax", "kmem"}) {
+		fs::path dd = fs::path("bus/dax/drivers") / drv;
+		for (const char *f : {"bind", "unbind"})
+			if (!fs::exists(sys.root() / dd / f))
+				sys.write(dd / f, "");
+	}
+	if (!driver.empty())
+		fs::create_directory_symlink(sys.root() / "bus/dax/drivers" / driver, d / "driver");
+}
+
+// The module parameters of shared pools, as /sys/module/cxltier/parameters/ has them.
+inline void set_pool_params(const fake_tree &sys, const std::string &host_id,
+			    const std::string &lease_ms = "10000")
+{
+	sys.write("module/cxltier/parameters/host_id", host_id);
+	sys.write("module/cxltier/parameters/pool_lease_ms", lease_ms);
 }
 
 } // namespace cxltier_test
