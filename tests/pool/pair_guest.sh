@@ -1,0 +1,102 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest side of tests/pool/pair.sh, on both hosts of qemu/cluster (topology
+# shared), in the shared folder.  Attaches the shared device's RAM region as a shared
+# pool (A formats it first), tries the attach refusals, runs shared_test, then checks
+# the pool's on-device structures.  TAP on stdout; exit 0 when everything passed.
+D=/sys/bus/cxl/devices
+P=/sys/kernel/cxltier
+T=/usr/lib/cxltier/selftests/pool/shared_test
+id=$((CXLT_HOST + 1))
+n=0 bad=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+nok() { n=$((n + 1)); bad=$((bad + 1)); echo "not ok $n $*"; }
+wait_for() {
+	i=0
+	until [ -e "$1" ]; do
+		sleep 0.2; i=$((i + 1))
+		[ $i -lt $((1500 * ${CXLT_TIMEOUT_SCALE:-1})) ] || return 1
+	done
+}
+# region_of SERIAL: the region whose first target's memdev has that serial.
+region_of() {
+	for r in "$D"/region*; do
+		t=$(cat "$r/target0" 2>/dev/null) || continue
+		ep=$(basename "$(dirname "$(readlink -f "$D/$t")")")
+		m=$(basename "$(readlink -f "$D/$ep/uport")")
+		[ "$(cat "$D/$m/serial" 2>/dev/null)" = "$1" ] && basename "$r"
+	done
+}
+# dax_of REGION: its dax device, once dax_cxl made it.
+dax_of() {
+	i=0
+	while [ $i -lt 100 ]; do
+		d=$(find "$(readlink -f "$D/$1")" -name 'dax[0-9]*.[0-9]*' | head -n1)
+		[ -n "$d" ] && { basename "$d"; return; }
+		sleep 0.2; i=$((i + 1))
+	done
+}
+
+echo "TAP version 13"
+modprobe -a dax_cxl device_dax
+shared=$(region_of 0x1000) own=$(region_of 0x1001)
+[ -n "$shared" ] || { echo "Bail out! no region on the shared device"; exit 1; }
+sdax=$(dax_of "$shared")
+owndax=$(dax_of "$own")
+
+# The shared region's dax device holds its memory until it is unbound.
+if echo "$shared host=$id" >$P/pool_attach 2>/dev/null; then
+	nok "attach while device_dax holds the memory is refused"
+else
+	ok "attach while device_dax holds the memory is refused ($(cat $P/pools/$shared/error 2>/dev/null))"
+fi
+[ -n "$sdax" ] && [ -e "/sys/bus/dax/devices/$sdax/driver" ] &&
+	echo "$sdax" >/sys/bus/dax/drivers/device_dax/unbind
+if echo "$shared" >$P/pool_attach 2>/dev/null; then
+	nok "attach without a host id is refused"
+else
+	ok "attach without a host id is refused"
+fi
+if [ "$CXLT_HOST" = 0 ]; then
+	echo "$shared host=$id" >$P/pool_attach && ok "A attaches $shared (host $id): $(cat $P/pools/$shared/state)" ||
+		nok "A attaches $shared"
+	echo "$shared" >$P/pool_format && ok "A formats $shared" || nok "A formats $shared"
+	touch formatted
+else
+	wait_for formatted || { echo "Bail out! A did not format the pool"; exit 1; }
+	echo "$shared host=$id" >$P/pool_attach && ok "B attaches $shared (host $id)" ||
+		nok "B attaches $shared: $(cat $P/pools/$shared/error)"
+	if echo "$shared host=$id" >$P/pool_attach 2>/dev/null; then
+		nok "a second attach is refused"
+	else
+		ok "a second attach is refused"
+	fi
+fi
+st=$(cat $P/pools/$shared/state)
+[ "$st" = online ] && ok "$shared is online" || nok "$shared is $st: $(cat $P/pools/$shared/error)"
+# The host's own region is not shared: attaching it while device_dax has it fails too.
+if [ -n "$owndax" ] && [ -e "/sys/bus/dax/devices/$owndax/driver" ]; then
+	if echo "$own host=$id" >$P/pool_attach 2>/dev/null; then
+		nok "attach of $own (claimed by $owndax) is refused"
+	else
+		ok "attach of $own (claimed by $owndax) is refused"
+	fi
+fi
+
+"$T" "$shared" "${CXLT_POOL_ROUNDS:-40}" | grep -v '^TAP version' | grep -v '^1\.\.'
+# shared_test's cases count in pair.sh's tally with the ones above.
+touch "done.$CXLT_HOST"
+wait_for "done.$((1 - CXLT_HOST))"
+sleep 3	# a heartbeat or two: the last destroys' entries are freed
+report=$(cat $P/pools/$shared/check)
+case $report in
+*"0 problems") ok "pool check of $shared is clean" ;;
+*) nok "pool check of $shared: $(echo "$report" | tr '\n' ';')" ;;
+esac
+table=$(cat $P/pools/$shared/table)
+[ -z "$table" ] && ok "every region destroyed: the table is empty" ||
+	nok "regions left in the table: $(echo "$table" | tr '\n' ';')"
+cat $P/pools/$shared/hosts | sed 's/^/# host /'
+echo "1..$n"
+[ $bad -eq 0 ]
