@@ -113,6 +113,7 @@ CXLTIER_EXPORT int cxltier_acquire(const uint64_t *flag, uint64_t value, int tim
 	long sleep_ns = first_sleep_ns;
 	for (;;) {
 		if (read_flag(flag) == value) {
+			// What the caller does next (evicting the data's lines) stays after the read.
 			full_fence();
 			return 0;
 		}

@@ -98,6 +98,21 @@ protected:
 
 	std::string written(const char *file) { return slurp(sysfs.root() / file); }
 
+	// Waits (10 s at most) until @cli opened blade_drain (O_TRUNC empties it) and
+	// blocks in its write: it has read its snapshots by then, so the test may
+	// change the counters without a half-written file failing its start.
+	bool wait_for_drain_write(running_cli &cli)
+	{
+		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+		while (std::chrono::steady_clock::now() < end) {
+			if (written("blade_drain").empty())
+				return true;
+			std::this_thread::sleep_for(std::chrono::milliseconds(5));
+		}
+		ADD_FAILURE() << "no write to blade_drain; stderr: " << cli.wait().err;
+		return false;
+	}
+
 	fake_sysfs sysfs;
 	fake_sys sys;
 };
@@ -171,6 +186,7 @@ TEST_F(BladeCommandTest, DrainShowsProgressThenASummary)
 	set_counters("mem0", {"0", "0", "77", "0", "0", "0"}); // a drain of long ago
 	sysfs.write("blade_drain.block", "");
 	running_cli cli({"blade", "drain", "mem0", "--interval", "0.05"}, env());
+	ASSERT_TRUE(wait_for_drain_write(cli));
 
 	// The module starts: the state says so and the count starts again.
 	set_counters("mem0", {"0", "0", "0", "300", "0", "0"});
@@ -232,6 +248,7 @@ TEST_F(BladeCommandTest, DrainInterrupted)
 {
 	sysfs.write("blade_drain.block", "");
 	running_cli cli({"blade", "drain", "mem2", "--interval", "0.05"}, env());
+	ASSERT_TRUE(wait_for_drain_write(cli));
 	set_counters("mem2", {"0", "0", "10", "90", "0", "0"});
 	set("mem2", "state", "draining");
 	ASSERT_TRUE(wait_for_output(cli, "draining mem2: 90 pages"));

@@ -61,6 +61,10 @@ json list_document(cxltier_ctx *ctx);
 void print_json(const json &doc);
 std::string human_size(std::uint64_t bytes); // "256 MiB", "1.5 GiB"
 std::uint64_t page_bytes(std::uint64_t pages); // bytes of @pages pages
+std::string human_ms(std::uint64_t ms);         // "350 ms", "12.5 s", "3 min", "2 h", "5 d"
+// The name of user @uid or group @gid, or the number when there is none.
+std::string user_name(std::uint32_t uid);
+std::string group_name(std::uint32_t gid);
 // The library's reason for the failure @rc on @ctx (its errno text when none).
 std::string library_error(cxltier_ctx *ctx, int rc);
 // @words joined by @sep; @empty when there are none.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <algorithm>
 #include <array>
+#include <grp.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include <fmt/core.h>
@@ -41,6 +43,31 @@ std::string human_size(std::uint64_t bytes)
 std::uint64_t page_bytes(std::uint64_t pages)
 {
 	return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+std::string user_name(std::uint32_t uid)
+{
+	const passwd *pw = ::getpwuid(uid);
+	return pw ? pw->pw_name : std::to_string(uid);
+}
+
+std::string group_name(std::uint32_t gid)
+{
+	const group *gr = ::getgrgid(gid);
+	return gr ? gr->gr_name : std::to_string(gid);
+}
+
+std::string human_ms(std::uint64_t ms)
+{
+	if (ms < 1000)
+		return fmt::format("{} ms", ms);
+	if (ms < 60 * 1000)
+		return fmt::format("{:.1f} s", static_cast<double>(ms) / 1000);
+	if (ms < 3600 * 1000)
+		return fmt::format("{} min", ms / (60 * 1000));
+	if (ms < 48 * 3600 * 1000ull)
+		return fmt::format("{} h", ms / (3600 * 1000));
+	return fmt::format("{} d", ms / (24 * 3600 * 1000ull));
 }
 
 std::string library_error(cxltier_ctx *ctx, int rc)

@@ -5,8 +5,6 @@
 #include <charconv>
 #include <cstdint>
 #include <memory>
-#include <pwd.h>
-#include <grp.h>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -101,18 +99,6 @@ std::string check_mode(const std::string &s)
 	return "";
 }
 
-std::string user_name(std::uint32_t uid)
-{
-	const passwd *pw = ::getpwuid(uid);
-	return pw ? pw->pw_name : std::to_string(uid);
-}
-
-std::string group_name(std::uint32_t gid)
-{
-	const group *gr = ::getgrgid(gid);
-	return gr ? gr->gr_name : std::to_string(gid);
-}
-
 // Node ids as "1,2,5"; "any" when there are none.
 std::string node_list(const int *nodes, std::size_t n)
 {
@@ -164,6 +150,7 @@ json region_json(const cxltier_region_info *i)
 		{"destroyed", cxltier_region_info_is_destroyed(i) != 0},
 		{"persistent", cxltier_region_info_is_persistent(i) != 0},
 		{"lost", cxltier_region_info_is_lost(i) != 0},
+		{"shared", cxltier_region_info_is_shared(i) != 0},
 		{"pool", cxltier_region_info_get_pool(i)},
 		{"pool_offset", cxltier_region_info_get_pool_offset(i)},
 		{"resident_pages", cxltier_region_info_get_resident(i)},
@@ -178,12 +165,21 @@ json region_json(const cxltier_region_info *i)
 	return out;
 }
 
-// "volatile", "persistent" or "lost" (a persistent region whose pool failed).
+// "volatile", "persistent", "shared" (persistent, on a shared pool) or "lost" (a
+// persistent region whose pool failed).
 std::string kind_of(const cxltier_region_info *i)
 {
-	if (!cxltier_region_info_is_persistent(i))
-		return "volatile";
-	return cxltier_region_info_is_lost(i) ? "lost" : "persistent";
+	if (cxltier_region_info_is_lost(i))
+		return "lost";
+	if (cxltier_region_info_is_shared(i))
+		return "shared";
+	return cxltier_region_info_is_persistent(i) ? "persistent" : "volatile";
+}
+
+// On a pool (persistent or shared): no policy, a pool and an offset instead.
+bool on_pool(const cxltier_region_info *i)
+{
+	return cxltier_region_info_is_persistent(i) || cxltier_region_info_is_shared(i);
 }
 
 void region_create_persistent(const create_options &o)
@@ -309,9 +305,7 @@ void region_list(bool json_out)
 			cxltier_region_info_get_name(i),
 			std::to_string(cxltier_region_info_get_id(i)),
 			human_size(cxltier_region_info_get_size(i)),
-			cxltier_region_info_is_persistent(i)
-				? "-"
-				: cxltier_region_policy_name(cxltier_region_info_get_policy(i)),
+			on_pool(i) ? "-" : cxltier_region_policy_name(cxltier_region_info_get_policy(i)),
 			kind_of(i),
 			*cxltier_region_info_get_pool(i) ? cxltier_region_info_get_pool(i) : "-",
 			user_name(cxltier_region_info_get_uid(i)),
@@ -341,7 +335,7 @@ void region_stat(const std::string &name, bool json_out)
 	fmt::print("Region {} (id {})\n", cxltier_region_info_get_name(i),
 		   cxltier_region_info_get_id(i));
 	fmt::print("  size      {}\n", human_size(cxltier_region_info_get_size(i)));
-	if (cxltier_region_info_is_persistent(i))
+	if (on_pool(i))
 		fmt::print("  pool      {} at offset {:#x} ({}{})\n", cxltier_region_info_get_pool(i),
 			   cxltier_region_info_get_pool_offset(i), kind_of(i),
 			   cxltier_region_info_is_lost(i) ? ": its pool's device failed, access gets SIGBUS"
