@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/cxltier.h>
+
 #include <cxltier.h>
 
 #define XFER_SIZE	(8u << 20)

@@ -98,12 +98,12 @@ protected:
 
 	std::string written(const char *file) { return slurp(sysfs.root() / file); }
 
-	// Waits (10 s at most) until @cli opened blade_drain (O_TRUNC empties it) and
+	// Waits (120 s at most: loaded machines) until @cli opened blade_drain (O_TRUNC empties it) and
 	// blocks in its write: it has read its snapshots by then, so the test may
 	// change the counters without a half-written file failing its start.
 	bool wait_for_drain_write(running_cli &cli)
 	{
-		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
 		while (std::chrono::steady_clock::now() < end) {
 			if (written("blade_drain").empty())
 				return true;
