@@ -191,6 +191,7 @@ static void host_b(struct cxltier_ctx *ctx)
 	if (!rc)
 		rc = cxltier_handle_resolve(ctx, handle, (void **)&q);
 	tap(rc == -ENOENT, "a handle of a pool not attached here is not found (%d)", rc);
+	cxltier_handle_cache_clear();
 	cxltier_region_close(r);
 }
 
@@ -278,6 +279,9 @@ int main(int argc, char **argv)
 		churn(ctx, rounds);
 	touch(host ? "b.churn" : "a.churn");
 	wait_file(host ? "a.churn" : "b.churn");
+	/* B let go of xfer before its churn: A's destroy frees it at once. */
+	if (host == 0)
+		tap(!cxltier_region_destroy(ctx, "xfer"), "A destroys xfer");
 	printf("1..%d\n", ncase);
 	cxltier_unref(ctx);
 	return failed ? 1 : 0;

@@ -45,28 +45,32 @@ shared=$(region_of 0x1000) own=$(region_of 0x1001)
 sdax=$(dax_of "$shared")
 owndax=$(dax_of "$own")
 
-# The shared region's dax device holds its memory until it is unbound.
-if echo "$shared host=$id" >$P/pool_attach 2>/dev/null; then
+# Bound to device_dax (as an admin mapping it as a device would), the dax device
+# holds the memory: the module refuses the attach; cxltierctl unbinds it first.
+daxctl reconfigure-device --mode=devdax "$sdax" >/dev/null 2>&1
+if [ ! -e "/sys/bus/dax/devices/$sdax/driver" ]; then
+	nok "$sdax bound to device_dax"
+elif echo "$shared host=$id" >$P/pool_attach 2>/dev/null; then
 	nok "attach while device_dax holds the memory is refused"
 else
 	ok "attach while device_dax holds the memory is refused ($(cat $P/pools/$shared/error 2>/dev/null))"
 fi
-[ -n "$sdax" ] && [ -e "/sys/bus/dax/devices/$sdax/driver" ] &&
-	echo "$sdax" >/sys/bus/dax/drivers/device_dax/unbind
 if echo "$shared" >$P/pool_attach 2>/dev/null; then
-	nok "attach without a host id is refused"
+	nok "attach without a host id (host_id=0) is refused"
 else
-	ok "attach without a host id is refused"
+	ok "attach without a host id (host_id=0) is refused"
 fi
 if [ "$CXLT_HOST" = 0 ]; then
-	echo "$shared host=$id" >$P/pool_attach && ok "A attaches $shared (host $id): $(cat $P/pools/$shared/state)" ||
-		nok "A attaches $shared"
+	out=$(cxltierctl pool attach "$shared" --host $id 2>&1) &&
+		ok "A attaches $shared with cxltierctl (host $id): $(cat $P/pools/$shared/state)" ||
+		nok "A attaches $shared: $out"
 	echo "$shared" >$P/pool_format && ok "A formats $shared" || nok "A formats $shared"
 	touch formatted
 else
 	wait_for formatted || { echo "Bail out! A did not format the pool"; exit 1; }
-	echo "$shared host=$id" >$P/pool_attach && ok "B attaches $shared (host $id)" ||
-		nok "B attaches $shared: $(cat $P/pools/$shared/error)"
+	out=$(cxltierctl pool attach "$shared" --host $id 2>&1) &&
+		ok "B attaches $shared with cxltierctl (host $id)" ||
+		nok "B attaches $shared: $out"
 	if echo "$shared host=$id" >$P/pool_attach 2>/dev/null; then
 		nok "a second attach is refused"
 	else
@@ -76,6 +80,7 @@ fi
 st=$(cat $P/pools/$shared/state)
 [ "$st" = online ] && ok "$shared is online" || nok "$shared is $st: $(cat $P/pools/$shared/error)"
 # The host's own region is not shared: attaching it while device_dax has it fails too.
+[ -n "$owndax" ] && daxctl reconfigure-device --mode=devdax "$owndax" >/dev/null 2>&1
 if [ -n "$owndax" ] && [ -e "/sys/bus/dax/devices/$owndax/driver" ]; then
 	if echo "$own host=$id" >$P/pool_attach 2>/dev/null; then
 		nok "attach of $own (claimed by $owndax) is refused"
@@ -97,6 +102,11 @@ esac
 table=$(cat $P/pools/$shared/table)
 [ -z "$table" ] && ok "every region destroyed: the table is empty" ||
 	nok "regions left in the table: $(echo "$table" | tr '\n' ';')"
-cat $P/pools/$shared/hosts | sed 's/^/# host /'
+if out=$(cxltierctl pool check "$shared" 2>&1); then
+	ok "cxltierctl pool check $shared exits 0"
+else
+	nok "cxltierctl pool check $shared: $out"
+fi
+cxltierctl pool stat "$shared" | sed 's/^/# /'
 echo "1..$n"
 [ $bad -eq 0 ]
