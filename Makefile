@@ -23,6 +23,9 @@
 #   make crash-test   the host-driven crash loop: TRIALS=N (default 30) kills of QEMU
 #                     during checkpoint commits and region creates and destroys
 #                     (tests/crash/crash_test.sh); ends "N trials, T torn, L lost"
+#   make pool-kill-test  the shared pool's kill loop: TRIALS=N (default 20) kills of one
+#                     host's QEMU while two hosts create and destroy regions on a
+#                     pool they share (tests/pool/kill_test.sh)
 #
 # KDIR selects the kernel build tree; it defaults to the Debian 6.12 headers that
 # scripts/setup unpacks into .cache/ (the guest kernel).  On a real CXL host use
@@ -37,7 +40,7 @@ BUILD  ?= $(ROOT)/build
 KMAKE  = $(MAKE) -C $(KDIR) M=$(ROOT) W=1
 
 .PHONY: all module userspace selftests sparse checkpatch check demo bench-sim bench setup \
-	guest clean debug-kernel debug-module debug-guest check-debug guest-tools crash-test \
+	guest clean debug-kernel debug-module debug-guest check-debug guest-tools crash-test pool-kill-test \
 	bench-ckpt
 
 all: module userspace selftests
@@ -98,6 +101,12 @@ debug-guest: debug-module guest-tools selftests
 # The guest part of `make check` on the debug kernel (the host tests do not change).
 check-debug: debug-guest
 	@CXLT_BUILD=$(BUILD) scripts/check --guest-only --kernel debug $(if $(T),--only $(T))
+
+# The shared pool's kill loop: TRIALS=N (default 20) kills of one host's QEMU while it
+# creates and destroys regions on a pool another host shares (tests/pool/kill_test.sh).
+KILL_TRIALS ?= 20
+pool-kill-test: all guest
+	@CXLT_BUILD=$(BUILD) tests/pool/kill_test.sh --trials $(if $(TRIALS),$(TRIALS),$(KILL_TRIALS))
 
 # The crash loop needs only the module, the tools and the worker in the image.
 TRIALS ?= 30

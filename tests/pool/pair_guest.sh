@@ -108,5 +108,8 @@ else
 	nok "cxltierctl pool check $shared: $out"
 fi
 cxltierctl pool stat "$shared" | sed 's/^/# /'
+# The kernel's checkers (the debug kernel's lockdep, KASAN, ...) found nothing.
+reports=$(dmesg | grep -E 'WARNING:|BUG:|Oops|circular locking|KASAN:|UBSAN:|sleeping function called|inconsistent lock state' | head -n 5)
+[ -z "$reports" ] && ok "no kernel warnings" || nok "kernel reports: $(echo "$reports" | tr '\n' ';')"
 echo "1..$n"
 [ $bad -eq 0 ]

@@ -1,0 +1,133 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest side of tests/pool/kill_test.sh: kill_guest.sh A|B TRIAL, in the shared
+# folder, which holds a.log (A's committed creates and destroys, across trials).
+#
+#   A: attaches the shared pool (formats it on the first trial), says a.started, then
+#      creates and destroys regions until its QEMU is killed; each create or destroy
+#      that returned is logged ("created NAME", "destroyed NAME").
+#   B: attaches, creates and destroys regions of its own until the host says
+#      a.killed; then times a create (it needs the pool lock A may have died
+#      holding), waits until A's record is expired and cleared, and checks: every
+#      region A logged as created (and not destroyed) is there, none it logged as
+#      destroyed is, the pool check is clean, the free space is the size less the
+#      regions' space.  Then it destroys every region, for the next trial.
+# TAP on stdout; exit 0 when every case passed.
+D=/sys/bus/cxl/devices
+P=/sys/kernel/cxltier
+role=$1 trial=$2
+n=0 bad=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+nok() { n=$((n + 1)); bad=$((bad + 1)); echo "not ok $n $*"; }
+now_ms() { read -r up _ </proc/uptime; echo "${up%.*}${up#*.}0"; }
+wait_for() {
+	i=0
+	until [ -e "$1" ]; do
+		sleep 0.1; i=$((i + 1))
+		[ $i -lt $((3000 * ${CXLT_TIMEOUT_SCALE:-1})) ] || return 1
+	done
+}
+
+modprobe dax_cxl
+shared=
+for r in "$D"/region*; do
+	t=$(cat "$r/target0" 2>/dev/null) || continue
+	ep=$(basename "$(dirname "$(readlink -f "$D/$t")")")
+	m=$(basename "$(readlink -f "$D/$ep/uport")")
+	[ "$(cat "$D/$m/serial" 2>/dev/null)" = 0x1000 ] && shared=$(basename "$r")
+done
+[ -n "$shared" ] || { echo "Bail out! no region on the shared device"; exit 1; }
+echo "TAP version 13"
+
+if [ "$role" = A ]; then
+	# Its record may still say attached from the life the last trial killed:
+	# the attach watches it for a few heartbeats, then takes it over.
+	echo "$shared host=1" >$P/pool_attach || { echo "Bail out! attach: $(cat $P/pools/$shared/error)"; exit 1; }
+	if [ "$(cat $P/pools/$shared/state)" = unformatted ]; then
+		echo "$shared" >$P/pool_format || { echo "Bail out! format failed"; exit 1; }
+	fi
+	touch a.attached
+	i=0
+	while :; do
+		name=a$trial-$i
+		if cxltierctl region create --persistent --pool "$shared" "$name" 2M >/dev/null; then
+			echo "created $name" >>a.log
+		fi
+		[ $i -eq 0 ] && touch a.started
+		# Two of three go again at once.
+		if [ $((i % 3)) -ne 2 ] && cxltierctl region destroy "$name" >/dev/null; then
+			echo "destroyed $name" >>a.log
+		fi
+		i=$((i + 1))
+	done
+fi
+
+wait_for a.attached || { echo "Bail out! A did not attach"; exit 1; }
+echo "$shared host=2" >$P/pool_attach || { echo "Bail out! attach: $(cat $P/pools/$shared/error)"; exit 1; }
+# B's own creates and destroys run in the background; the foreground notes when
+# A was killed (the host says so at once) and then waits for them to stop: one
+# may be waiting for the pool lock A died holding.
+(
+	i=0
+	while [ ! -e a.killed ]; do
+		name=b$trial-$i
+		cxltierctl region create --persistent --pool "$shared" "$name" 2M >/dev/null &&
+			cxltierctl region destroy "$name" >/dev/null
+		i=$((i + 1))
+	done
+	echo "# B did $i creates and destroys alongside A"
+) &
+churn=$!
+wait_for a.killed || { echo "Bail out! no word of A's death"; exit 1; }
+t0=$(now_ms)
+wait $churn
+if cxltierctl region create --persistent --pool "$shared" "b$trial-after" 2M >/dev/null; then
+	ok "B creates after A's death: $(($(now_ms) - t0)) ms (lease $(cat /sys/module/cxltier/parameters/pool_lease_ms) ms)"
+else
+	nok "B creates after A's death"
+fi
+# A's record is expired, then cleared by the lock holder's chores (B's heartbeat).
+i=0
+until grep -q '^1 expired' $P/pools/$shared/hosts && ! grep -q ' dying ' $P/pools/$shared/table &&
+	grep -q '^0 problems' $P/pools/$shared/check; do
+	sleep 0.2; i=$((i + 1))
+	[ $i -lt 300 ] || break
+done
+echo "# A expired and cleared $(($(now_ms) - t0)) ms after its death"
+hosts=$(cat $P/pools/$shared/hosts)
+echo "$hosts" | grep -q '^1 expired' && ok "A's record is expired" || nok "A's record: $hosts"
+report=$(cat $P/pools/$shared/check)
+case $report in
+*"0 problems") ok "pool check is clean" ;;
+*) nok "pool check: $(echo "$report" | tr '\n' ';')" ;;
+esac
+
+# Committed is there, destroyed is gone: the last word on each name in a.log.
+table=$(cat $P/pools/$shared/table)
+lost=0 back=0 kept=0
+for name in $(awk '{ last[$2] = $1 } END { for (n in last) if (last[n] == "created") print n }' a.log); do
+	kept=$((kept + 1))
+	echo "$table" | awk -v n="$name" '$3 == n && $2 == "used" { f = 1 } END { exit !f }' ||
+		{ lost=$((lost + 1)); echo "# lost: $name"; }
+done
+for name in $(awk '{ last[$2] = $1 } END { for (n in last) if (last[n] == "destroyed") print n }' a.log); do
+	echo "$table" | awk -v n="$name" '$3 == n { f = 1 } END { exit !f }' &&
+		{ back=$((back + 1)); echo "# destroyed but there: $name"; }
+done
+[ $lost -eq 0 ] && ok "every region A committed is there ($kept)" || nok "$lost regions A committed are lost"
+[ $back -eq 0 ] && ok "no region A destroyed is back" || nok "$back regions A destroyed are back"
+
+# No space leaked: free = size - the entries' space (2 MiB units).
+size=$(cat $P/pools/$shared/size) free=$(cat $P/pools/$shared/free)
+held=$(echo "$table" | awk '$1 != "" { s += int(($5 + 2097151) / 2097152) * 2097152 } END { print s + 0 }')
+[ $((size - held)) -eq "$free" ] && ok "no space leaked (free $free of $size)" ||
+	nok "free $free, size $size, regions hold $held: $((size - held - free)) bytes leaked"
+
+# Clean slate for the next trial: every region goes (A's logged as destroyed).
+for name in $(echo "$table" | awk '{ print $3 }'); do
+	cxltierctl region destroy "$name" >/dev/null && echo "destroyed $name" >>a.log
+done
+echo "$shared" >$P/pool_detach || echo "# detach failed"
+echo "1..$n"
+[ $bad -eq 0 ]
