@@ -275,7 +275,7 @@ int main(int argc, char **argv)
 	else
 		host_b(ctx);
 	touch(host ? "b.xfer" : "a.xfer");
-	if (!wait_file(host ? "a.xfer" : "b.xfer"))
+	if (!wait_file(host ? "a.xfer" : "b.xfer") && rounds > 0)
 		churn(ctx, rounds);
 	touch(host ? "b.churn" : "a.churn");
 	wait_file(host ? "a.churn" : "b.churn");
