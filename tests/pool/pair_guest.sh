@@ -108,6 +108,37 @@ else
 	nok "cxltierctl pool check $shared: $out"
 fi
 cxltierctl pool stat "$shared" | sed 's/^/# /'
+# A fences the shared blade; B's heartbeat sees it on the device and fences its own
+# memdev of that serial: its pool is lost there too.
+smem=
+for m in "$D"/mem*; do
+	[ "$(cat "$m/serial" 2>/dev/null)" = 0x1000 ] && smem=$(basename "$m")
+done
+if [ "$CXLT_HOST" = 0 ]; then
+	wait_for b.checked
+	out=$(cxltierctl blade fence --force "$smem" 2>&1) && ok "A fences $smem, the shared blade" ||
+		nok "A fences $smem: $out"
+	touch a.fenced
+else
+	touch b.checked
+	wait_for a.fenced
+	i=0
+	until [ "$(cat $P/blades/$smem/state 2>/dev/null)" = fenced ]; do
+		sleep 0.2; i=$((i + 1))
+		[ $i -lt 150 ] || break
+	done
+	[ "$(cat $P/blades/$smem/state 2>/dev/null)" = fenced ] &&
+		ok "B fenced its $smem too (the same device), $((i / 5)) s after A" ||
+		nok "B's $smem is $(cat $P/blades/$smem/state 2>/dev/null) after A fenced it"
+	st=$(cat $P/pools/$shared/state 2>/dev/null || echo gone)
+	case $st in
+	lost|gone) ok "B's pool is $st" ;;
+	*) nok "B's pool is $st after the fence" ;;
+	esac
+	cxltierctl events 2>/dev/null | grep -q peer && ok "B's event log names the cause: peer" ||
+		nok "no event with cause peer: $(cxltierctl events 2>&1 | tail -n 3 | tr '\n' ';')"
+fi
+
 # The kernel's checkers (the debug kernel's lockdep, KASAN, ...) found nothing.
 reports=$(dmesg | grep -E 'WARNING:|BUG:|Oops|circular locking|KASAN:|UBSAN:|sleeping function called|inconsistent lock state' | head -n 5)
 [ -z "$reports" ] && ok "no kernel warnings" || nok "kernel reports: $(echo "$reports" | tr '\n' ';')"
