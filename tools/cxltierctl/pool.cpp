@@ -192,8 +192,9 @@ void pool_stat(const std::string &name, bool json_out)
 	fmt::print("  state     {}\n", cxltier_pool_state_name(cxltier_pool_get_state(p)));
 	if (*cxltier_pool_get_error(p))
 		fmt::print("  error     {}\n", cxltier_pool_get_error(p));
-	fmt::print("  size      {}, {} free, {} regions\n", human_size(cxltier_pool_get_size(p)),
-		   human_size(cxltier_pool_get_free(p)), cxltier_pool_get_nr_regions(p));
+	unsigned int nr = cxltier_pool_get_nr_regions(p);
+	fmt::print("  size      {}, {} free, {} region{}\n", human_size(cxltier_pool_get_size(p)),
+		   human_size(cxltier_pool_get_free(p)), nr, nr == 1 ? "" : "s");
 	fmt::print("  uuid      {}\n", or_dash(cxltier_pool_get_uuid(p)));
 	fmt::print("  format    {}\n", or_dash(cxltier_pool_get_format(p)));
 	fmt::print("  blades    {}\n", join(blades_of(p), ",", "-"));
