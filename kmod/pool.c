@@ -492,6 +492,30 @@ static int cxlt_pool_attach(struct cxlt_pool *pool, u32 ways, u32 granularity)
 	return 0;
 }
 
+/*
+ * Take the CXL region's range and blades; under @pool->lock.  A fenced blade makes
+ * the pool bad: -EIO, the error says to restore it, then to @again.
+ */
+static int cxlt_pool_take_region(struct cxlt_pool *pool, const struct cxlt_cxl_region_info *info,
+				 const char *again)
+{
+	pool->phys = info->start;
+	pool->size = info->size;
+	scoped_guard(spinlock, &cxlt_pools.list_lock) {
+		memcpy(pool->blades, info->blades, sizeof(pool->blades));
+		pool->nr_blades = info->nr_blades;
+	}
+	for (u32 i = 0; i < info->nr_blades; i++) {
+		if (cxlt_blade_fenced(info->blades[i])) {
+			pool->state = CXLT_POOL_BAD;
+			snprintf(pool->error, sizeof(pool->error),
+				 "blade %s is fenced: restore it, then %s", info->blades[i], again);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
 /* Try to bring a pool online when it is not; under @pool->lock. */
 static void cxlt_pool_try(struct cxlt_pool *pool, const struct cxlt_cxl_region_info *info)
 {
@@ -503,20 +527,8 @@ static void cxlt_pool_try(struct cxlt_pool *pool, const struct cxlt_cxl_region_i
 		pool->state = CXLT_POOL_UNCOMMITTED;
 		return;
 	}
-	pool->phys = info->start;
-	pool->size = info->size;
-	scoped_guard(spinlock, &cxlt_pools.list_lock) {
-		memcpy(pool->blades, info->blades, sizeof(pool->blades));
-		pool->nr_blades = info->nr_blades;
-	}
-	for (u32 i = 0; i < info->nr_blades; i++) {
-		if (cxlt_blade_fenced(info->blades[i])) {
-			pool->state = CXLT_POOL_BAD;
-			snprintf(pool->error, sizeof(pool->error),
-				 "blade %s is fenced: restore it, then rescan", info->blades[i]);
-			goto report;
-		}
-	}
+	if (cxlt_pool_take_region(pool, info, "rescan"))
+		goto report;
 	if (cxlt_pool_map(pool))
 		goto report;
 	if (!cxlt_pool_attach(pool, info->ways, info->granularity))
@@ -1398,21 +1410,9 @@ static int cxlt_pool_attach_shared(struct cxlt_pool *pool, const struct cxlt_cxl
 {
 	int rc;
 
-	pool->phys = info->start;
-	pool->size = info->size;
-	scoped_guard(spinlock, &cxlt_pools.list_lock) {
-		memcpy(pool->blades, info->blades, sizeof(pool->blades));
-		pool->nr_blades = info->nr_blades;
-	}
-	for (u32 i = 0; i < info->nr_blades; i++) {
-		if (cxlt_blade_fenced(info->blades[i])) {
-			pool->state = CXLT_POOL_BAD;
-			snprintf(pool->error, sizeof(pool->error),
-				 "blade %s is fenced: restore it, then attach again",
-				 info->blades[i]);
-			return -EIO;
-		}
-	}
+	rc = cxlt_pool_take_region(pool, info, "attach again");
+	if (rc)
+		return rc;
 	if (info->state == CXLT_CXLR_SYSTEM_RAM ||
 	    region_intersects(info->start, info->size, IORESOURCE_SYSTEM_RAM,
 			      IORES_DESC_NONE) != REGION_DISJOINT) {

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -253,12 +254,53 @@ static void churn(struct cxltier_ctx *ctx, int rounds)
 	    'A' + host, i, (now_ms() - t0) / (i ? i : 1), seen);
 }
 
+/*
+ * shared_test --poke DEV OFFSET CHAR LEN / --peek DEV OFFSET LEN: write LEN bytes
+ * CHAR at OFFSET of a device DAX (first 2 MiB), or print LEN bytes there: for the
+ * attach refusals of a foreign superblock, before and after.
+ */
+static int poke_peek(int argc, char **argv)
+{
+	int poke = !strcmp(argv[1], "--poke"), fd;
+	size_t off, len;
+	unsigned char *p;
+
+	if (argc != (poke ? 6 : 5))
+		return 2;
+	off = strtoul(argv[3], NULL, 0);
+	len = strtoul(argv[poke ? 5 : 4], NULL, 0);
+	if (off + len > (2u << 20))
+		return 2;
+	fd = open(argv[2], poke ? O_RDWR : O_RDONLY);
+	if (fd < 0) {
+		perror(argv[2]);
+		return 1;
+	}
+	p = mmap(NULL, 2u << 20, poke ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	if (poke) {
+		memset(p + off, argv[4][0], len);
+		msync(p, 2u << 20, MS_SYNC);
+	} else {
+		fwrite(p + off, 1, len, stdout);
+		printf("\n");
+	}
+	munmap(p, 2u << 20);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cxltier_ctx *ctx;
 	const char *h = getenv("CXLT_HOST");
 	int rounds = argc > 2 ? atoi(argv[2]) : 40;
 
+	if (argc > 1 && (!strcmp(argv[1], "--poke") || !strcmp(argv[1], "--peek")))
+		return poke_peek(argc, argv);
 	if (argc < 2 || !h) {
 		fprintf(stderr, "usage: CXLT_HOST=0|1 shared_test POOL [ROUNDS]\n");
 		return 2;

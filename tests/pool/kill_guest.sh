@@ -14,7 +14,6 @@
 #      destroyed is, the pool check is clean, the free space is the size less the
 #      regions' space.  Then it destroys every region, for the next trial.
 # TAP on stdout; exit 0 when every case passed.
-D=/sys/bus/cxl/devices
 P=/sys/kernel/cxltier
 role=$1 trial=$2
 n=0 bad=0
@@ -30,13 +29,7 @@ wait_for() {
 }
 
 modprobe dax_cxl
-shared=
-for r in "$D"/region*; do
-	t=$(cat "$r/target0" 2>/dev/null) || continue
-	ep=$(basename "$(dirname "$(readlink -f "$D/$t")")")
-	m=$(basename "$(readlink -f "$D/$ep/uport")")
-	[ "$(cat "$D/$m/serial" 2>/dev/null)" = 0x1000 ] && shared=$(basename "$r")
-done
+shared=$(cxlt-region-of 0x1000)
 [ -n "$shared" ] || { echo "Bail out! no region on the shared device"; exit 1; }
 echo "TAP version 13"
 

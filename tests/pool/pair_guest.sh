@@ -19,15 +19,6 @@ wait_for() {
 		[ $i -lt $((1500 * ${CXLT_TIMEOUT_SCALE:-1})) ] || return 1
 	done
 }
-# region_of SERIAL: the region whose first target's memdev has that serial.
-region_of() {
-	for r in "$D"/region*; do
-		t=$(cat "$r/target0" 2>/dev/null) || continue
-		ep=$(basename "$(dirname "$(readlink -f "$D/$t")")")
-		m=$(basename "$(readlink -f "$D/$ep/uport")")
-		[ "$(cat "$D/$m/serial" 2>/dev/null)" = "$1" ] && basename "$r"
-	done
-}
 # dax_of REGION: its dax device, once dax_cxl made it.
 dax_of() {
 	i=0
@@ -40,7 +31,7 @@ dax_of() {
 
 echo "TAP version 13"
 modprobe -a dax_cxl device_dax
-shared=$(region_of 0x1000) own=$(region_of 0x1001)
+shared=$(cxlt-region-of 0x1000) own=$(cxlt-region-of 0x1001)
 [ -n "$shared" ] || { echo "Bail out! no region on the shared device"; exit 1; }
 sdax=$(dax_of "$shared")
 owndax=$(dax_of "$own")
@@ -87,6 +78,38 @@ if [ -n "$owndax" ] && [ -e "/sys/bus/dax/devices/$owndax/driver" ]; then
 	else
 		ok "attach of $own (claimed by $owndax) is refused"
 	fi
+fi
+
+# A region holding a foreign superblock: the attach is refused and nothing is
+# written to it.  (Both copies of the superblock overwritten through device DAX.)
+if [ -n "$owndax" ] && [ -c "/dev/$owndax" ]; then
+	"$T" --poke "/dev/$owndax" 0 X 8192
+	echo "$owndax" >/sys/bus/dax/drivers/device_dax/unbind
+	if echo "$own host=$id" >$P/pool_attach 2>/dev/null; then
+		nok "attach of $own with a foreign superblock is refused"
+	else
+		ok "attach of $own with a foreign superblock is refused ($(cat $P/pools/$own/state): $(cat $P/pools/$own/error))"
+	fi
+	echo "$own" >$P/pool_detach 2>/dev/null
+	echo "$owndax" >/sys/bus/dax/drivers/device_dax/bind
+	i=0
+	while [ ! -c "/dev/$owndax" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	got=$("$T" --peek "/dev/$owndax" 0 8)$("$T" --peek "/dev/$owndax" 4096 8)
+	[ "$got" = XXXXXXXXXXXXXXXX ] && ok "the refused region is left as it was" ||
+		nok "the refused region changed: '$got'"
+	echo "$owndax" >/sys/bus/dax/drivers/device_dax/unbind
+fi
+# A region registered as a tier is System RAM here: refused.
+if out=$(cxltierctl tier add "$own" 2>&1); then
+	if echo "$own host=$id" >$P/pool_attach 2>/dev/null; then
+		nok "attach of $own, a tier, is refused"
+	else
+		ok "attach of $own, a tier, is refused ($(cat $P/pools/$own/error))"
+	fi
+	echo "$own" >$P/pool_detach 2>/dev/null
+	cxltierctl tier remove "$own" >/dev/null 2>&1 || echo "# tier remove $own failed"
+else
+	nok "tier add $own: $out"
 fi
 
 "$T" "$shared" "${CXLT_POOL_ROUNDS:-40}" | grep -v '^TAP version' | grep -v '^1\.\.'
