@@ -608,7 +608,9 @@ static void cxlt_shared_hb(struct work_struct *work)
 		/* Expired by another host while this one stalled (or overwritten). */
 		pr_warn("pool %s: this host's record %u was cleared by another host (no heartbeat for the lease of %u ms): attaching again\n",
 			pool->name, pool->host_id, cxlt_lease_ms());
-		cxlt_shared_write_record(pool, &rec);
+		/* Its open bits as they are here; open_lock is never held across a wait. */
+		scoped_guard(mutex, &pool->open_lock)
+			cxlt_shared_write_record(pool, &rec);
 	} else {
 		cxlt_sh_write(&cxlt_host_rec(pool, pool->host_id)->heartbeat, ++pool->hb);
 	}

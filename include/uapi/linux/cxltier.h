@@ -73,11 +73,13 @@
  * @nodes: (in) NUMA nodes pages may be placed on; all zero: any node.  All zero
  *	for a persistent region
  * @name: (in) the region's name, unique among regions not destroyed
- * @id: (out) the region id, 1 to CXLTIER_REGION_ID_MAX
+ * @id: (out) the region id: below CXLTIER_REGION_ID_SHARED, or from it up for a
+ *	region of a shared pool (the same on every host attached to the pool)
  * @reserved0: must be zero
- * @pool: (in) with CXLTIER_CREATE_PERSISTENT: the pool to put it on (its CXL pmem
- *	region's name), or empty for the online pool with the most free space;
- *	without: empty
+ * @pool: (in) with CXLTIER_CREATE_PERSISTENT: the pool to put it on (its CXL
+ *	region's name: a pmem region, or a shared pool attached with pool_attach),
+ *	or empty for the online pmem pool with the most free space (never a shared
+ *	pool); without: empty
  * @reserved: must be zero
  *
  * A persistent region lives on persistent CXL memory (a pool, see
@@ -87,6 +89,9 @@
  * domain); it is never migrated; its memory is mapped directly (VM_PFNMAP), so
  * writes are durable once written back from the CPU caches (CLWB/CLFLUSHOPT +
  * SFENCE).  ENODEV: no such pool online; ENOSPC: no room for it in the pool.
+ * On a shared pool the region is every attached host's (Documentation/
+ * persistence.rst, "Shared pools"); EEXIST also when another host has a region
+ * of that name.
  */
 struct cxltier_create {
 	__u32 size;
