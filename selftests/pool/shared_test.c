@@ -276,7 +276,19 @@ static int poke_peek(int argc, char **argv)
 		perror(argv[2]);
 		return 1;
 	}
-	p = mmap(NULL, 2u << 20, poke ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
+	/*
+	 * Device DAX wants an address aligned to its 2 MiB; not every kernel's
+	 * get_unmapped_area gives one (the debug kernel's did not): reserve 4 MiB and
+	 * map at the aligned address inside.
+	 */
+	p = mmap(NULL, 4u << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED) {
+		unsigned char *a = (unsigned char *)(((uintptr_t)p + (2u << 20) - 1) &
+						     ~(uintptr_t)((2u << 20) - 1));
+
+		p = mmap(a, 2u << 20, poke ? PROT_READ | PROT_WRITE : PROT_READ,
+			 MAP_SHARED | MAP_FIXED, fd, 0);
+	}
 	close(fd);
 	if (p == MAP_FAILED) {
 		perror("mmap");
