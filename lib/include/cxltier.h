@@ -386,6 +386,172 @@ int cxltier_interleave_weights(size_t nr, const uint64_t *bandwidth, unsigned in
 	for ((node) = cxltier_node_get_first(ctx); (node);                     \
 	     (node) = cxltier_node_get_next(node))
 
+/* --- Job placement: the NUMA nodes a job's memory goes to ------------------ */
+
+/*
+ * A job that does not use this library (its heap is anonymous memory) is placed
+ * by the NUMA memory policy it starts with: cxltier_placement_plan() picks the
+ * nodes that have room for it now, and cxltier_placement_apply() sets the
+ * policy in the process that is about to exec the job.  `cxltierctl run` does
+ * both; a scheduler placing jobs does the same.
+ *
+ * Nodes are of two kinds.  DRAM: a node with memory that is not a tier and has
+ * CPUs, or is CPU-less in a memory tier no slower than that of a node with CPUs
+ * (memory-only DRAM, HBM).  CXL: the node of one of cxltier's tiers, unless the
+ * tier is not usable: fenced, or a blade under it is not online (fenced,
+ * draining, out of service, unbound), since nothing new should go there.  The
+ * plan lists every node it left out with the reason (unusable tiers, nodes
+ * without free memory, CPU-less memory that is not a tier, such as a CXL region
+ * onlined by kmem).  The room on a node is its free memory in the context's
+ * snapshot (cxltier_node_get_mem_free(); cxltier_refresh() first for a fresh
+ * figure): other processes may take some meanwhile, and the kernel keeps some
+ * back (its watermarks), so a plan that just fits may still spill over.
+ */
+enum cxltier_placement_policy {
+	/*
+	 * MPOL_PREFERRED_MANY over the plan's DRAM nodes: pages go there while
+	 * they have room, then where the kernel falls back to (nearest first, so
+	 * the tiers once DRAM is full).  With no fast part, over the CXL nodes.
+	 */
+	CXLTIER_PLACEMENT_PREFERRED = 0,
+	/* MPOL_INTERLEAVE: page by page, round-robin over the plan's nodes. */
+	CXLTIER_PLACEMENT_INTERLEAVE = 1,
+	/*
+	 * MPOL_WEIGHTED_INTERLEAVE (Linux 6.9): round-robin, each node taking
+	 * its weight in pages at a time, weights in proportion to read bandwidth.
+	 */
+	CXLTIER_PLACEMENT_WEIGHTED = 2,
+};
+
+/* The kind of memory a node has. */
+enum cxltier_memory_kind {
+	CXLTIER_MEMORY_UNKNOWN = 0, /* neither: CPU-less memory that is not a tier */
+	CXLTIER_MEMORY_DRAM = 1,
+	CXLTIER_MEMORY_CXL = 2,	    /* a tier's node */
+};
+
+/*
+ * The kind of memory on @node as the planner sees it (above): CXL for a tier's
+ * node, usable or not; DRAM; UNKNOWN for other CPU-less memory and for a node
+ * without memory.
+ */
+enum cxltier_memory_kind cxltier_node_get_kind(const struct cxltier_node *node);
+
+/* Where a plan's interleave weights come from. */
+enum cxltier_placement_weights {
+	CXLTIER_PLACEMENT_WEIGHTS_NONE = 0,	 /* preferred: no interleave */
+	CXLTIER_PLACEMENT_WEIGHTS_EQUAL = 1,	 /* interleave: 1 for every node */
+	/* weighted: cxltier_interleave_weights() of the nodes' read bandwidths */
+	CXLTIER_PLACEMENT_WEIGHTS_BANDWIDTH = 2,
+	/*
+	 * weighted, but a node reports no read bandwidth: the weights the kernel
+	 * has now (1 for every node unless an administrator set them, e.g. with
+	 * cxltierctl tier weights --set); cxltier_placement_get_note() says so.
+	 */
+	CXLTIER_PLACEMENT_WEIGHTS_KERNEL = 3,
+};
+
+struct cxltier_placement; /* a plan */
+
+/*
+ * Plan where a job goes that has @fast_bytes of memory that wants DRAM and
+ * @slow_bytes that may live on CXL, under @policy.  @flags: 0.  *@placement gets
+ * the plan, to free with cxltier_placement_free().
+ *
+ * PREFERRED: the DRAM nodes must have @fast_bytes free between them, and the
+ * CXL nodes @slow_bytes.  The plan has every DRAM node with free memory when
+ * @fast_bytes is not 0 and every CXL node with free memory when @slow_bytes is
+ * not 0; the bytes of each node are an estimate, filled from the node with the
+ * most free memory on (the kernel picks among the preferred nodes the nearest
+ * to the CPU that allocates).
+ *
+ * INTERLEAVE, WEIGHTED: the total, @fast_bytes + @slow_bytes, is spread over
+ * the DRAM nodes (when @fast_bytes is not 0) and the CXL nodes (when
+ * @slow_bytes is not 0) in proportion to their weights, so the split between
+ * DRAM and CXL follows the weights, not the two sizes.  Each node must have
+ * room for its share: one that has not is left out (listed as skipped) and the
+ * shares are computed again, as long as each kind of memory asked for keeps a
+ * node.
+ *
+ * 0, or a negative errno with the reason in cxltier_get_last_error(@ctx):
+ *   -ENOSPC  it does not fit; the reason says how much is missing where, e.g.
+ *            "cannot place slow 4 GiB: CXL is 3.0 GiB short (1000 MiB free on
+ *            node 2; region1 on node 3 skipped: blade mem4 is fenced)"
+ *   -EINVAL  both sizes 0, an unknown policy or flags, @ctx or @placement NULL
+ */
+int cxltier_placement_plan(struct cxltier_ctx *ctx, uint64_t fast_bytes, uint64_t slow_bytes,
+			   enum cxltier_placement_policy policy, unsigned int flags,
+			   struct cxltier_placement **placement);
+/* NULL is ignored. */
+void cxltier_placement_free(struct cxltier_placement *placement);
+
+enum cxltier_placement_policy cxltier_placement_get_policy(const struct cxltier_placement *p);
+uint64_t cxltier_placement_get_fast_bytes(const struct cxltier_placement *p);
+uint64_t cxltier_placement_get_slow_bytes(const struct cxltier_placement *p);
+enum cxltier_placement_weights cxltier_placement_get_weights(const struct cxltier_placement *p);
+/* One line on a choice made for want of data ("" when none), e.g. about the weights. */
+const char *cxltier_placement_get_note(const struct cxltier_placement *p);
+
+/*
+ * The plan's nodes, in id order.  Node @i (-1, UNKNOWN, "" or 0 past the end):
+ *   node       its id
+ *   kind       DRAM or CXL
+ *   tier       the tier's CXL region name for a CXL node, "" for DRAM
+ *   free       its free memory when planned, bytes
+ *   bytes      the job's memory planned on it, bytes (see above)
+ *   bandwidth  its reported read bandwidth, MB/s; 0 when not reported
+ *   weight     its interleave weight (1..255); 0 for PREFERRED
+ */
+size_t cxltier_placement_get_nr_nodes(const struct cxltier_placement *p);
+int cxltier_placement_get_node(const struct cxltier_placement *p, size_t i);
+enum cxltier_memory_kind cxltier_placement_get_node_kind(const struct cxltier_placement *p,
+							 size_t i);
+const char *cxltier_placement_get_node_tier(const struct cxltier_placement *p, size_t i);
+uint64_t cxltier_placement_get_node_free(const struct cxltier_placement *p, size_t i);
+uint64_t cxltier_placement_get_node_bytes(const struct cxltier_placement *p, size_t i);
+unsigned int cxltier_placement_get_node_bandwidth(const struct cxltier_placement *p, size_t i);
+unsigned int cxltier_placement_get_node_weight(const struct cxltier_placement *p, size_t i);
+
+/*
+ * Nodes left out, in id order: node id, the tier's name ("" for a node that is
+ * no tier) and why ("blade mem4 is fenced", "no free memory", ...).  -1 and ""
+ * past the end.
+ */
+size_t cxltier_placement_get_nr_skipped(const struct cxltier_placement *p);
+int cxltier_placement_get_skipped_node(const struct cxltier_placement *p, size_t i);
+const char *cxltier_placement_get_skipped_tier(const struct cxltier_placement *p, size_t i);
+const char *cxltier_placement_get_skipped_reason(const struct cxltier_placement *p, size_t i);
+
+/*
+ * Set the calling thread's memory policy to @p's with set_mempolicy(2) (libnuma's
+ * wrapper): meant for the process about to exec the job, between fork() and
+ * execve(), since children inherit the policy and execve() keeps it; other
+ * threads of the caller keep theirs.  For WEIGHTED, the kernel's interleave
+ * weights of the plan's nodes are written first
+ * (/sys/kernel/mm/mempolicy/weighted_interleave/node<N>, under the context's
+ * standard sysfs root, see CXLTIER_SYS_ENV) unless they are already in the
+ * plan's proportions; those weights are shared by every process that uses
+ * weighted interleave.  @flags: 0.  0, or a negative errno with the reason in
+ * cxltier_get_last_error(@ctx):
+ *   -EACCES, -EPERM  the weights need writing, which needs root; or
+ *                    set_mempolicy is not permitted here (a seccomp filter)
+ *   -EOPNOTSUPP  the kernel has no weighted interleave (Linux 6.9)
+ *   -EINVAL  the kernel refused the policy: none of the plan's nodes is in the
+ *            caller's cpuset (or, for PREFERRED, the kernel predates
+ *            MPOL_PREFERRED_MANY, Linux 5.15); bad flags; @ctx or @p NULL
+ */
+int cxltier_placement_apply(struct cxltier_ctx *ctx, const struct cxltier_placement *p,
+			    unsigned int flags);
+
+/* "preferred", "interleave", "weighted", or "unknown". */
+const char *cxltier_placement_policy_name(enum cxltier_placement_policy policy);
+/* The policy named @name (as above); -EINVAL when none is. */
+int cxltier_placement_policy_from_name(const char *name, enum cxltier_placement_policy *policy);
+/* "dram", "cxl", or "unknown". */
+const char *cxltier_memory_kind_name(enum cxltier_memory_kind kind);
+/* "none", "equal", "bandwidth", "kernel", or "unknown". */
+const char *cxltier_placement_weights_name(enum cxltier_placement_weights weights);
+
 /* --- Global regions (/dev/cxltier) ---------------------------------------- */
 
 /*

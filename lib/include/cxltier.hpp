@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // C++20 conveniences over the C ABI in cxltier.h: an owning context pointer and
-// ranges over blades, CXL regions and pools, RAII wrappers for global regions and
-// an STL allocator over cxltier_alloc.  Header-only; the ABI stays the C one.
+// ranges over blades, CXL regions and pools, RAII wrappers for global regions,
+// placement plans and the other objects the library hands out, and an STL
+// allocator over cxltier_alloc.  Header-only; the ABI stays the C one.
 #pragma once
 
 #include <cstddef>
@@ -235,6 +236,26 @@ inline alloc_ptr make_alloc(cxltier_region *region, std::uint64_t offset, std::u
 	cxltier_alloc *raw = nullptr;
 	err = cxltier_alloc_create(region, offset, size, &raw);
 	return alloc_ptr(raw);
+}
+
+// --- Job placement -------------------------------------------------------------
+
+struct placement_free {
+	void operator()(cxltier_placement *p) const noexcept { cxltier_placement_free(p); }
+};
+
+// Owns a placement plan.
+using placement_ptr = std::unique_ptr<cxltier_placement, placement_free>;
+
+// cxltier_placement_plan() into an owning pointer: null on failure, with the
+// negative errno in @err and the reason in cxltier_get_last_error(ctx).
+inline placement_ptr plan_placement(cxltier_ctx *ctx, std::uint64_t fast_bytes,
+				    std::uint64_t slow_bytes, cxltier_placement_policy policy,
+				    int &err) noexcept
+{
+	cxltier_placement *raw = nullptr;
+	err = cxltier_placement_plan(ctx, fast_bytes, slow_bytes, policy, 0, &raw);
+	return placement_ptr(raw);
 }
 
 // --- The migration daemon ------------------------------------------------------

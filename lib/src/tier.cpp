@@ -132,9 +132,17 @@ result<cxltier_tier> load_tier(cxltier_ctx *ctx, const fs::path &dir)
 		.start = 0,
 		.size = 0,
 		.blades = {},
+		.state = {},
 	};
 	if (r.failure())
 		return *r.failure();
+	auto state = read_attr(dir / "state");
+	if (state)
+		t.state = std::move(*state);
+	else if (state.err().code == -ENOENT) // a module older than fencing
+		t.state = "online";
+	else
+		return std::move(state).err();
 	return t;
 }
 

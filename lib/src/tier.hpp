@@ -29,6 +29,9 @@ struct cxltier_tier {
 	std::uint64_t start;
 	std::uint64_t size;
 	cxltier::internal::name_list blades; // interleave position order
+	// tiers/<region>/state: "online", "fenced" or "offline" ("online" from a
+	// module that predates the file); the placement planner skips all but online.
+	std::string state;
 };
 
 struct cxltier_node {

@@ -79,6 +79,8 @@ static int run(void)
 	struct cxltier_pool_entry *entry;
 	static uint64_t flag;
 	static unsigned char data[256];
+	struct cxltier_placement *plan = NULL;
+	enum cxltier_placement_policy policy;
 
 	static const char *const dirs[] = {
 		"cxltier", "cxltier/blades", "cxltier/blades/mem0",
@@ -141,6 +143,12 @@ static int run(void)
 	rc = cxltier_acquire_range(&flag, 1, 0, data, sizeof(data));
 	CHECK((rc == 0 || rc == -EOPNOTSUPP) && data[255] == 7);
 	CHECK(cxltier_acquire(&flag, 2, 0) == -ETIMEDOUT);
+	/* No NUMA node in this fake: a placement does not fit, and says where. */
+	CHECK(cxltier_placement_policy_from_name("weighted", &policy) == 0 &&
+	      policy == CXLTIER_PLACEMENT_WEIGHTED);
+	CHECK(cxltier_placement_plan(ctx, 4096, 0, policy, 0, &plan) == -ENOSPC && plan == NULL);
+	CHECK(strstr(cxltier_get_last_error(ctx), "no DRAM node") != NULL);
+	cxltier_placement_free(plan);
 	cxltier_unref(ctx);
 
 	cleanup();

@@ -27,6 +27,14 @@ public:
 	using std::runtime_error::runtime_error;
 };
 
+// Ends cxltierctl with @status (after flushing its output) once everything there is
+// to say has been said: cxltierctl run passes its job's exit status on this way.
+class exit_with {
+public:
+	explicit exit_with(int status) : status(status) {}
+	int status;
+};
+
 // What the command line asked for.  A verb's parse callback sets it; main runs it
 // once parsing has succeeded, so a usage error never leaves work half done.
 using action = std::function<void()>;
@@ -42,6 +50,7 @@ void add_daemon_command(CLI::App &app, action &run);
 void add_events_command(CLI::App &app, action &run);
 void add_pool_command(CLI::App &app, action &run);
 void add_checkpoint_command(CLI::App &app, action &run);
+void add_run_command(CLI::App &app, action &run);
 
 // ctx.cpp: a library context, or fatal with the library's reason.
 cxltier::ctx_ptr open_ctx();

@@ -26,6 +26,7 @@ constexpr void (*commands[])(CLI::App &, action &) = {
 	add_events_command,
 	add_pool_command,
 	add_checkpoint_command,
+	add_run_command,
 };
 
 constexpr int exit_failure = 1;
@@ -77,8 +78,11 @@ int main(int argc, char **argv)
 		return exit_usage;
 	}
 
+	int status = 0;
 	try {
 		run();
+	} catch (const exit_with &e) {
+		status = e.status;
 	} catch (const already_reported &) {
 		return exit_failure;
 	} catch (const std::exception &e) { // fatal, and anything unexpected
@@ -91,5 +95,5 @@ int main(int argc, char **argv)
 		report(fmt::format("cannot write output: {}", std::strerror(errno)));
 		return exit_failure;
 	}
-	return 0;
+	return status;
 }
