@@ -27,18 +27,6 @@ using json = nlohmann::json;
 
 namespace {
 
-std::vector<std::string> lines(const std::string &s)
-{
-	std::vector<std::string> out;
-	std::size_t start = 0;
-	while (start < s.size()) {
-		std::size_t nl = s.find('\n', start);
-		out.push_back(s.substr(start, nl - start));
-		start = nl == std::string::npos ? s.size() : nl + 1;
-	}
-	return out;
-}
-
 class BladeCommandTest : public ::testing::Test {
 protected:
 	void SetUp() override

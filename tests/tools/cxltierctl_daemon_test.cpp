@@ -43,18 +43,6 @@ const std::vector<std::string> fake_regions = {
 	"hinted=4096",
 };
 
-std::vector<std::string> lines(const std::string &s)
-{
-	std::vector<std::string> out;
-	std::size_t start = 0;
-	while (start < s.size()) {
-		std::size_t nl = s.find('\n', start);
-		out.push_back(s.substr(start, nl - start));
-		start = nl == std::string::npos ? s.size() : nl + 1;
-	}
-	return out;
-}
-
 // The first line of @text that starts with @prefix, or "".
 std::string line_starting(const std::string &text, const std::string &prefix)
 {

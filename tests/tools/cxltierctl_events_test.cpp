@@ -34,18 +34,6 @@ const std::vector<std::string> fake_events = {
 	"5 1767225604000000000 5 1 mem3 0 - 0 65536 65536 2500000000",
 };
 
-std::vector<std::string> lines(const std::string &s)
-{
-	std::vector<std::string> out;
-	std::size_t start = 0;
-	while (start < s.size()) {
-		std::size_t nl = s.find('\n', start);
-		out.push_back(s.substr(start, nl - start));
-		start = nl == std::string::npos ? s.size() : nl + 1;
-	}
-	return out;
-}
-
 // @s with runs of blanks made one, to compare table rows without their padding.
 std::string squeeze(const std::string &s)
 {

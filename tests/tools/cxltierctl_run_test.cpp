@@ -32,18 +32,6 @@ using json = nlohmann::json;
 
 namespace {
 
-std::vector<std::string> lines(const std::string &s)
-{
-	std::vector<std::string> out;
-	std::size_t start = 0;
-	while (start < s.size()) {
-		std::size_t nl = s.find('\n', start);
-		out.push_back(s.substr(start, nl - start));
-		start = nl == std::string::npos ? s.size() : nl + 1;
-	}
-	return out;
-}
-
 // DRAM on node 0 (1 GiB free, 20000 MB/s) and the pool's region0 as a tier on
 // node 2 (1000 MiB free), as tier_fake_sys.hpp has them.
 class RunCommandTest : public ::testing::Test {

@@ -37,18 +37,6 @@ run_result run(const std::vector<std::string> &args, const fs::path &root, const
 				     {"CXLTIER_SYS_ROOT", sys.string()}});
 }
 
-std::vector<std::string> lines(const std::string &s)
-{
-	std::vector<std::string> out;
-	std::size_t start = 0;
-	while (start < s.size()) {
-		std::size_t nl = s.find('\n', start);
-		out.push_back(s.substr(start, nl - start));
-		start = nl == std::string::npos ? s.size() : nl + 1;
-	}
-	return out;
-}
-
 class TierCommandTest : public ::testing::Test {
 protected:
 	void SetUp() override

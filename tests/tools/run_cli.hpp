@@ -112,6 +112,19 @@ private:
 	int signal_ = 0;
 };
 
+// The lines of a command's output, without their newlines.
+inline std::vector<std::string> lines(const std::string &s)
+{
+	std::vector<std::string> out;
+	std::size_t start = 0;
+	while (start < s.size()) {
+		std::size_t nl = s.find('\n', start);
+		out.push_back(s.substr(start, nl - start));
+		start = nl == std::string::npos ? s.size() : nl + 1;
+	}
+	return out;
+}
+
 inline run_result run_cxltierctl(const std::vector<std::string> &args, const env_overrides &over)
 {
 	running_cli cli(args, over);
