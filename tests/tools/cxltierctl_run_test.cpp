@@ -2,8 +2,10 @@
 // cxltierctl run end to end: the built binary against fake module and standard
 // sysfs trees, with tests/lib/fake_mempolicy.c LD_PRELOADed so that the policy the
 // job's process sets is logged instead of set (the fake trees' nodes are not the
-// host's); jobs are trivial commands (true, false, sh, sleep).  Then the sampler of
-// the job's memory (job_memory.cpp, linked in) on a fake /proc.
+// host's); jobs are trivial commands (true, false, sh, sleep).  --manage against a
+// temporary state directory, with a child of the test holding procd.pid's lock as
+// cxltier-procd does.  Then the sampler of the job's memory (job_memory.cpp, linked
+// in) on a fake /proc.
 #include <signal.h>
 #include <unistd.h>
 
@@ -17,6 +19,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "fake_procd.hpp"
 #include "job_memory.hpp"
 #include "run_cli.hpp"
 #include "tier_fake_sys.hpp"
@@ -44,7 +47,8 @@ protected:
 
 	env_overrides env() const
 	{
-		return {{"CXLTIER_SYSFS", sysfs.root().string()},
+		return {{"CXLTIER_STATE_DIR", state.path().string()},
+			{"CXLTIER_SYSFS", sysfs.root().string()},
 			{"CXLTIER_SYS_ROOT", sys.root().string()},
 			{"LD_PRELOAD", CXLTIER_FAKE_MEMPOLICY_PATH},
 			{"CXLTIER_FAKE_MEMPOLICY", log_file().string()},
@@ -81,6 +85,7 @@ protected:
 	fake_sysfs sysfs;
 	fake_sys sys;
 	temp_dir log;
+	temp_dir state; // process mode's (--manage)
 };
 
 // --- the plan and the report ------------------------------------------------------
@@ -150,6 +155,7 @@ TEST_F(RunCommandTest, JsonShape)
 	EXPECT_EQ(job["status"], 3);
 	EXPECT_TRUE(job["duration_ms"].is_number_integer());
 	EXPECT_TRUE(job["samples"].is_number_unsigned());
+	EXPECT_TRUE(job["process_mode"].is_null()); // without --manage
 	for (const char *s : {"peak", "last"}) {
 		SCOPED_TRACE(s);
 		if (job[s].is_null()) // the job ended before a sample
@@ -309,7 +315,7 @@ TEST_F(RunCommandTest, FencedBladeIsSkipped)
 	EXPECT_THAT(r.out, HasSubstr("Skipped: node 2 (region0): blade mem1 is fenced\n"));
 }
 
-// A missing command or size, and --manage, are refused in one line (exit 1).
+// A missing command or size is refused in one line (exit 1).
 TEST_F(RunCommandTest, RefusesIncompleteCommands)
 {
 	struct {
@@ -320,8 +326,6 @@ TEST_F(RunCommandTest, RefusesIncompleteCommands)
 		 "cxltierctl: run: no command given (cxltierctl run [options] -- CMD [ARG...])\n"},
 		{{"run", "--", "true"},
 		 "cxltierctl: run: nothing to place: give --fast SIZE, --slow SIZE or both\n"},
-		{{"run", "--manage", "--fast", "1G", "--", "true"},
-		 "cxltierctl: run --manage: process mode is not available yet\n"},
 	};
 	for (const auto &c : cases) {
 		run_result r = run(c.args);
@@ -332,6 +336,81 @@ TEST_F(RunCommandTest, RefusesIncompleteCommands)
 	// A bad policy or size is a usage error.
 	EXPECT_EQ(run({"run", "--policy", "bind", "--fast", "1G", "--", "true"}).status, 2);
 	EXPECT_EQ(run({"run", "--fast", "lots", "--", "true"}).status, 2);
+}
+
+// --- process mode (--manage) -------------------------------------------------------
+
+const char *const procd_not_running =
+	"cxltierctl: cxltier-procd is not running (start it: systemctl start cxltier-procd)\n";
+
+// Without the service, --manage is refused before anything runs (--dry-run too).
+TEST_F(RunCommandTest, ManageRefusedWithoutTheService)
+{
+	fs::path marker = log.path() / "ran";
+	for (auto args : {std::vector<std::string>{"run", "--manage", "--fast", "1M", "--", "touch",
+						   marker.string()},
+			  std::vector<std::string>{"run", "--manage", "--fast", "1M", "--dry-run"}}) {
+		run_result r = run(args);
+		EXPECT_EQ(r.status, 1);
+		EXPECT_EQ(r.out, "");
+		EXPECT_EQ(r.err, procd_not_running);
+	}
+	EXPECT_FALSE(fs::exists(marker));
+	EXPECT_FALSE(fs::exists(state.path() / "managed"));
+}
+
+// The job is opted in before it runs (it finds its own opt-in), out again when it
+// has ended, and the report says what cxltier-procd's status said of it (here the
+// job writes that status itself).
+TEST_F(RunCommandTest, ManageOptsTheJobIn)
+{
+	fake_procd procd(state.path());
+	fs::path seen = log.path() / "opt-in";
+	// sh -c SCRIPT STATE SEEN PROCD: $$ is the job's pid.
+	std::string script = R"(cat "$0/managed/pid-$$" > "$1"
+printf '{"service": {"pid": %s, "period": 3}, "targets": [{"target": "pid-%s", "kind": "pid",
+ "pid": %s, "state": "managed", "reason": "", "promoted": 5, "demoted": 3}]}' "$2" $$ $$ \
+ > "$0/status.json")";
+	std::vector<std::string> job = {"--", "sh", "-c", script, state.path().string(),
+					seen.string(), std::to_string(procd.pid())};
+
+	std::vector<std::string> args = {"run", "--manage", "--json", "--fast", "1M"};
+	args.insert(args.end(), job.begin(), job.end());
+	json doc = run_json(args);
+	long pid = doc["job"]["pid"];
+	EXPECT_THAT(slurp(seen), ::testing::MatchesRegex("pid " + std::to_string(pid) + " [0-9]+\n"));
+	EXPECT_TRUE(fs::is_empty(state.path() / "managed"));
+	EXPECT_EQ(doc["job"]["process_mode"],
+		  json::parse(R"({"target": "pid-)" + std::to_string(pid) +
+			      R"(", "state": "managed", "reason": "", "promoted": 5, "demoted": 3})"));
+
+	args = {"run", "--manage", "--fast", "1M"};
+	args.insert(args.end(), job.begin(), job.end());
+	run_result r = run(args);
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_THAT(r.err, HasSubstr("\nProcess mode: managed, 5 pages promoted (20 KiB), 3 demoted "
+				     "(12 KiB)\n"));
+	EXPECT_TRUE(fs::is_empty(state.path() / "managed"));
+}
+
+// A job that cannot run is out of process mode again; one that cannot be opted in
+// does not run.
+TEST_F(RunCommandTest, ManageCleansUp)
+{
+	fake_procd procd(state.path());
+	run_result r = run({"run", "--manage", "--fast", "1M", "--", "/nonexistent/job"});
+	EXPECT_EQ(r.status, 127);
+	EXPECT_TRUE(fs::is_empty(state.path() / "managed"));
+
+	fs::remove_all(state.path() / "managed");
+	std::ofstream(state.path() / "managed") << "not a directory\n";
+	fs::path marker = log.path() / "ran";
+	r = run({"run", "--manage", "--fast", "1M", "--", "touch", marker.string()});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_THAT(r.err, ::testing::ContainsRegex("\ncxltierctl: cannot write " + state.path().string() +
+						    "/managed/pid-[0-9]+: .+\n$"));
+	EXPECT_THAT(r.err, Not(HasSubstr("Job:")));
+	EXPECT_FALSE(fs::exists(marker));
 }
 
 // --- the sampler, on a fake /proc ---------------------------------------------------

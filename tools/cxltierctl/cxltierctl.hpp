@@ -51,6 +51,9 @@ void add_events_command(CLI::App &app, action &run);
 void add_pool_command(CLI::App &app, action &run);
 void add_checkpoint_command(CLI::App &app, action &run);
 void add_run_command(CLI::App &app, action &run);
+void add_manage_command(CLI::App &app, action &run);
+void add_unmanage_command(CLI::App &app, action &run);
+void add_managed_command(CLI::App &app, action &run);
 
 // ctx.cpp: a library context, or fatal with the library's reason.
 cxltier::ctx_ptr open_ctx();
@@ -115,5 +118,14 @@ class already_reported {};
 // Throws fatal when the node cannot be measured.
 std::uint64_t measure_read_bandwidth(int node, std::uint64_t mem_free, std::uint64_t size,
 				     std::FILE *progress);
+
+// --- Process mode (manage.cpp) -------------------------------------------------
+
+// cxltier-procd's pid, or fatal with how to start it.
+int require_procd();
+// What cxltier-procd's status.json says of the target file_name() @name: its
+// entry, or null when it says nothing (the service is not running, has written no
+// status since it started, or does not list the target).
+json procd_target_status(const std::string &name);
 
 } // namespace cxltierctl

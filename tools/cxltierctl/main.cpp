@@ -27,6 +27,9 @@ constexpr void (*commands[])(CLI::App &, action &) = {
 	add_pool_command,
 	add_checkpoint_command,
 	add_run_command,
+	add_manage_command,
+	add_unmanage_command,
+	add_managed_command,
 };
 
 constexpr int exit_failure = 1;

@@ -2,11 +2,13 @@
 // cxltierctl run: place a job's memory where there is room for it now (the plan is
 // libcxltier's, cxltier_placement_plan(), so that a scheduler makes the same
 // decision), run the job under that memory policy, watch where its memory lives
-// while it runs, and report that when it ends.
+// while it runs, and report that when it ends.  With --manage the job is also in
+// process mode for as long as it runs: cxltier-procd migrates its pages.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h> // sigabbrev_np
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,11 +21,13 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <system_error>
 
 #include <fmt/core.h>
 
 #include "cxltierctl.hpp"
 #include "job_memory.hpp"
+#include "state.hpp"
 
 namespace cxltierctl {
 
@@ -63,11 +67,11 @@ public:
 	fd_owner(const fd_owner &) = delete;
 	fd_owner &operator=(const fd_owner &) = delete;
 	int get() const noexcept { return fd_; }
-	void reset() noexcept
+	void reset(int fd = -1) noexcept
 	{
 		if (fd_ >= 0)
 			::close(fd_);
-		fd_ = -1;
+		fd_ = fd;
 	}
 
 private:
@@ -268,6 +272,67 @@ struct child_failure {
 	char reason[1024]; // the library's reason for step 1
 };
 
+// What process mode did for the job (--manage), from cxltier-procd's status while
+// it ran.  Its counters only grow; the state is the last one seen before the job
+// ended ("pending" when the service never listed it: a job shorter than a period).
+struct managed_job {
+	std::string target; // target::file_name()
+	std::string state = "pending";
+	std::string reason;
+	std::uint64_t promoted = 0; // 4 KiB pages
+	std::uint64_t demoted = 0;
+
+	void update(bool ended)
+	{
+		json e = procd_target_status(target);
+		if (!e.is_object())
+			return;
+		auto state_of = e.find("state");
+		auto reason_of = e.find("reason");
+		// Once the job has ended the service calls it gone, which says nothing.
+		if (state_of != e.end() && state_of->is_string() && !(ended && *state_of == "gone")) {
+			state = state_of->get<std::string>();
+			reason = reason_of != e.end() && reason_of->is_string()
+					 ? reason_of->get<std::string>()
+					 : "";
+		}
+		auto grow = [&e](const char *key, std::uint64_t &value) {
+			if (auto it = e.find(key); it != e.end() && it->is_number_unsigned())
+				value = std::max(value, it->get<std::uint64_t>());
+		};
+		grow("promoted", promoted);
+		grow("demoted", demoted);
+	}
+};
+
+// The job's opt-in, written before it runs and removed when it has ended.
+class opt_in {
+public:
+	explicit opt_in(pid_t pid) : dir_(cxlt_procd::state_dir())
+	{
+		auto start = cxlt_procd::process_starttime(pid);
+		if (!start)
+			throw fatal(fmt::format("cannot opt the job in: process {} is gone", pid));
+		t_.pid = pid;
+		t_.starttime = *start;
+		try {
+			cxlt_procd::write_target(dir_, t_);
+		} catch (const std::system_error &e) {
+			throw fatal(fmt::format("cannot write {}/managed/{}: {}", dir_, t_.file_name(),
+						e.code().message()));
+		}
+	}
+	~opt_in() { cxlt_procd::remove_target(dir_, t_); }
+	opt_in(const opt_in &) = delete;
+	opt_in &operator=(const opt_in &) = delete;
+
+	std::string name() const { return t_.file_name(); }
+
+private:
+	std::string dir_;
+	cxlt_procd::target t_;
+};
+
 struct job_result {
 	pid_t pid = -1;
 	int exit_code = -1; // -1 when killed by a signal
@@ -277,6 +342,7 @@ struct job_result {
 	unsigned int samples = 0;
 	std::optional<node_bytes> peak; // the sample with the most memory
 	std::optional<node_bytes> last;
+	std::optional<managed_job> managed; // with --manage
 };
 
 ssize_t read_full(int fd, void *buf, std::size_t size)
@@ -319,9 +385,19 @@ std::optional<int> wait_exit(pid_t pid, int pidfd, milliseconds timeout)
 	return std::nullopt;
 }
 
+// With --manage the job waits for a byte on @go_fd (the parent has opted it in) and
+// ends without running when none comes.
 [[noreturn]] void child(cxltier_ctx *ctx, const cxltier_placement *plan, char *const argv[],
-			int report_fd)
+			int report_fd, int go_fd)
 {
+	if (go_fd >= 0) {
+		char go = 0;
+		ssize_t n;
+		while ((n = ::read(go_fd, &go, 1)) < 0 && errno == EINTR)
+			;
+		if (n != 1)
+			::_exit(exit_cannot_invoke); // cxltierctl says why
+	}
 	child_failure f = {};
 	if (int rc = cxltier_placement_apply(ctx, plan, 0); rc != 0) {
 		f.step = 1;
@@ -338,7 +414,8 @@ std::optional<int> wait_exit(pid_t pid, int pidfd, milliseconds timeout)
 	::_exit(f.step == 1 ? 1 : f.err == -ENOENT ? exit_not_found : exit_cannot_invoke);
 }
 
-job_result run_job(cxltier_ctx *ctx, const cxltier_placement *plan, std::vector<std::string> command)
+job_result run_job(cxltier_ctx *ctx, const cxltier_placement *plan, std::vector<std::string> command,
+		   bool manage)
 {
 	std::vector<char *> argv;
 	for (auto &a : command)
@@ -349,6 +426,16 @@ job_result run_job(cxltier_ctx *ctx, const cxltier_placement *plan, std::vector<
 	if (::pipe2(fds, O_CLOEXEC) < 0)
 		throw fatal(fmt::format("cannot make a pipe: {}", std::strerror(errno)));
 	fd_owner from_child(fds[0]), to_parent(fds[1]);
+	// --manage: the job starts once it is opted in.  A socket, so that sending to a
+	// job killed meanwhile is EPIPE rather than SIGPIPE.
+	fd_owner go_send, go_recv;
+	if (manage) {
+		int sv[2];
+		if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+			throw fatal(fmt::format("cannot make a socket pair: {}", std::strerror(errno)));
+		go_send.reset(sv[0]);
+		go_recv.reset(sv[1]);
+	}
 
 	std::fflush(nullptr); // nothing buffered is written twice
 	job_signals signals;
@@ -359,11 +446,33 @@ job_result run_job(cxltier_ctx *ctx, const cxltier_placement *plan, std::vector<
 		throw fatal(fmt::format("cannot start a process: {}", std::strerror(errno)));
 	if (r.pid == 0) {
 		signals.restore();
-		child(ctx, plan, argv.data(), to_parent.get());
+		if (go_send.get() >= 0)
+			::close(go_send.get()); // so that the parent's end closing is EOF
+		child(ctx, plan, argv.data(), to_parent.get(), go_recv.get());
 	}
 	job_pid.store(r.pid);
 	signals.release();
 	to_parent.reset();
+
+	std::optional<opt_in> in;
+	if (manage) {
+		go_recv.reset();
+		try {
+			in.emplace(r.pid);
+		} catch (...) {
+			go_send.reset(); // the job ends without running
+			job_pid.store(0);
+			wait_for(r.pid);
+			throw;
+		}
+		r.managed.emplace();
+		r.managed->target = in->name();
+		char go = 1;
+		// A job killed meanwhile (EPIPE) is reported as such below.
+		while (::send(go_send.get(), &go, 1, MSG_NOSIGNAL) < 0 && errno == EINTR)
+			;
+		go_send.reset();
+	}
 
 	child_failure f = {};
 	if (read_full(from_child.get(), &f, sizeof(f)) > 0) {
@@ -386,12 +495,16 @@ job_result run_job(cxltier_ctx *ctx, const cxltier_placement *plan, std::vector<
 				r.peak = *s;
 			r.last = std::move(s);
 		}
+		if (r.managed)
+			r.managed->update(false);
 		auto took = std::chrono::duration_cast<milliseconds>(steady::now() - t0);
 		interval = std::clamp(took * sample_cost_factor, min_interval, max_interval);
 		ws = wait_exit(r.pid, pidfd.get(), interval);
 	}
 	job_pid.store(0);
 	r.duration = std::chrono::duration_cast<milliseconds>(steady::now() - start);
+	if (r.managed)
+		r.managed->update(true); // then ~opt_in takes the job out
 	if (WIFEXITED(*ws)) {
 		r.exit_code = WEXITSTATUS(*ws);
 		r.status = r.exit_code;
@@ -464,6 +577,20 @@ json sample_json(cxltier_ctx *ctx, const std::set<int> &ids, const std::optional
 		{"nodes", nodes}};
 }
 
+// Pages in status.json are 4 KiB whatever the host's page size.
+constexpr std::uint64_t procd_page_size = 4096;
+
+json managed_json(const std::optional<managed_job> &m)
+{
+	if (!m)
+		return nullptr;
+	return {{"target", m->target},
+		{"state", m->state},
+		{"reason", m->reason},
+		{"promoted", m->promoted},
+		{"demoted", m->demoted}};
+}
+
 json job_json(cxltier_ctx *ctx, const cxltier_placement *plan, const run_options &o,
 	      const job_result &r)
 {
@@ -478,12 +605,22 @@ json job_json(cxltier_ctx *ctx, const cxltier_placement *plan, const run_options
 		{"samples", r.samples},
 		{"peak", sample_json(ctx, ids, r.peak)},
 		{"last", sample_json(ctx, ids, r.last)},
+		{"process_mode", managed_json(r.managed)},
 	};
 }
 
 std::string percent(std::uint64_t part, std::uint64_t whole)
 {
 	return whole ? fmt::format("{:.0f}%", 100.0 * static_cast<double>(part) / whole) : "-";
+}
+
+// "Process mode: managed, 3072 pages promoted (12 MiB), 1024 demoted (4 MiB)"
+void print_managed(std::FILE *out, const managed_job &m)
+{
+	fmt::print(out, "Process mode: {}, {} page{} promoted ({}), {} demoted ({}){}\n", m.state,
+		   m.promoted, m.promoted == 1 ? "" : "s", human_size(m.promoted * procd_page_size),
+		   m.demoted, human_size(m.demoted * procd_page_size),
+		   m.reason.empty() ? "" : "; " + m.reason);
 }
 
 void print_report(std::FILE *out, cxltier_ctx *ctx, const cxltier_placement *plan,
@@ -495,6 +632,8 @@ void print_report(std::FILE *out, cxltier_ctx *ctx, const cxltier_placement *pla
 		fmt::print(out, "Job: {} after {}; its memory was not sampled (it ended first, or "
 				"/proc/{}/numa_maps could not be read)\n",
 			   how, human_ms(static_cast<std::uint64_t>(r.duration.count())), r.pid);
+		if (r.managed)
+			print_managed(out, *r.managed);
 		return;
 	}
 	fmt::print(out, "Job: {} after {} ({} sample{})\n", how,
@@ -514,16 +653,18 @@ void print_report(std::FILE *out, cxltier_ctx *ctx, const cxltier_placement *pla
 	std::uint64_t total = total_bytes(*r.peak);
 	fmt::print(out, "Peak: {}, {} on DRAM ({}), {} on CXL ({})\n", human_size(total),
 		   human_size(dram), percent(dram, total), human_size(cxl), percent(cxl, total));
+	if (r.managed)
+		print_managed(out, *r.managed);
 }
 
 void run_command(run_options o)
 {
-	if (o.manage)
-		throw fatal("run --manage: process mode is not available yet");
 	if (o.command.empty() && !o.dry_run)
 		throw fatal("run: no command given (cxltierctl run [options] -- CMD [ARG...])");
 	if (!o.fast && !o.slow)
 		throw fatal("run: nothing to place: give --fast SIZE, --slow SIZE or both");
+	if (o.manage)
+		require_procd();
 
 	cxltier_placement_policy policy{};
 	cxltier_placement_policy_from_name(o.policy.c_str(), &policy); // checked at parse time
@@ -547,7 +688,7 @@ void run_command(run_options o)
 		return;
 	}
 
-	job_result r = run_job(ctx.get(), plan.get(), o.command);
+	job_result r = run_job(ctx.get(), plan.get(), o.command, o.manage);
 	if (o.json_out) {
 		json doc = list_document(ctx.get());
 		doc["plan"] = plan_json(plan.get());
@@ -578,7 +719,9 @@ void add_run_command(CLI::App &app, action &run)
 	cmd->add_flag("--json", o->json_out, "Print the plan and the report as JSON, after the job");
 	cmd->add_flag("--dry-run", o->dry_run, "Print the plan and stop");
 	cmd->add_option("-o,--output", o->output, "Write the plan and the report to FILE");
-	cmd->add_flag("--manage", o->manage, "Opt the job into process mode (not available yet)");
+	cmd->add_flag("--manage", o->manage,
+		      "Put the job in process mode while it runs: cxltier-procd migrates its pages "
+		      "between DRAM and CXL");
 	cmd->add_option("CMD", o->command, "The job and its arguments, after --");
 	cmd->callback([&run, o] { run = [o] { run_command(*o); }; });
 }
