@@ -241,6 +241,26 @@ TEST_F(ManageTest, ManagesALiveProcess)
 	EXPECT_EQ(slurp(managed_dir() / ("pid-" + pid)), opt_in);
 }
 
+// --fast is the target's limit on DRAM; managing it again with another one updates it.
+TEST_F(ManageTest, FastLimit)
+{
+	fake_procd procd(state.path());
+	sleeper job;
+	std::string pid = std::to_string(job.pid());
+	std::string opt_in = "pid " + pid + " " + starttime_field(job.pid()) + "\n";
+
+	run_result r = run({"manage", "--pid", pid, "--fast", "6M"});
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(slurp(managed_dir() / ("pid-" + pid)), opt_in + "fast 6291456\n");
+	r = run({"manage", "--pid", pid});
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(r.out, "managing pid " + pid + " (sleep)\n");
+	EXPECT_EQ(slurp(managed_dir() / ("pid-" + pid)), opt_in);
+	r = run({"manage", "--pid", pid, "--fast", "lots"});
+	EXPECT_EQ(r.status, 2);
+	EXPECT_EQ(slurp(managed_dir() / ("pid-" + pid)), opt_in);
+}
+
 // An opt-in left by an earlier process with the same pid is replaced.
 TEST_F(ManageTest, ReplacesAStaleOptIn)
 {

@@ -378,7 +378,9 @@ printf '{"service": {"pid": %s, "period": 3}, "targets": [{"target": "pid-%s", "
 	args.insert(args.end(), job.begin(), job.end());
 	json doc = run_json(args);
 	long pid = doc["job"]["pid"];
-	EXPECT_THAT(slurp(seen), ::testing::MatchesRegex("pid " + std::to_string(pid) + " [0-9]+\n"));
+	// The job's --fast is its limit on DRAM in process mode.
+	EXPECT_THAT(slurp(seen), ::testing::MatchesRegex("pid " + std::to_string(pid) +
+							 " [0-9]+\nfast 1048576\n"));
 	EXPECT_TRUE(fs::is_empty(state.path() / "managed"));
 	EXPECT_EQ(doc["job"]["process_mode"],
 		  json::parse(R"({"target": "pid-)" + std::to_string(pid) +

@@ -176,6 +176,7 @@ std::string target_label(const target &t)
 struct target_options {
 	std::vector<std::string> pids;
 	std::string cgroup;
+	std::uint64_t fast = 0; // manage --fast: the target's own limit on DRAM
 	bool no_service_check = false;
 };
 
@@ -220,10 +221,13 @@ void manage(const target_options &o)
 		throw fatal(not_running);
 
 	auto have = cxlt_procd::read_targets(dir);
-	for (const auto &w : want) {
-		// A pid's opt-in of an earlier process with that pid is replaced.
+	for (auto &w : want) {
+		w.t.fast_bytes = o.fast;
+		// A pid's opt-in of an earlier process with that pid is replaced, and one
+		// with another --fast is updated.
 		bool already = std::any_of(have.begin(), have.end(), [&](const target &h) {
-			return h.file_name() == w.t.file_name() && h.starttime == w.t.starttime;
+			return h.file_name() == w.t.file_name() && h.starttime == w.t.starttime &&
+			       h.fast_bytes == w.t.fast_bytes;
 		});
 		if (already) {
 			fmt::print("{} is already managed\n", w.label);
@@ -470,6 +474,10 @@ void add_manage_command(CLI::App &app, action &run)
 			  "anonymous memory");
 	auto o = std::make_shared<target_options>();
 	add_target_options(cmd, *o);
+	cmd->add_option("--fast", o->fast,
+			"At most this much of its memory on DRAM (such as 512M); colder pages go "
+			"to CXL first.  Default: what DRAM has free")
+		->transform(CLI::AsSizeValue(false));
 	cmd->add_flag("--no-service-check", o->no_service_check,
 		      "Opt in even when cxltier-procd is not running (it takes the opt-in up "
 		      "when it starts)");

@@ -308,13 +308,15 @@ struct managed_job {
 // The job's opt-in, written before it runs and removed when it has ended.
 class opt_in {
 public:
-	explicit opt_in(pid_t pid) : dir_(cxlt_procd::state_dir())
+	// @fast: the job's --fast, its limit on DRAM in process mode (0: none).
+	opt_in(pid_t pid, std::uint64_t fast) : dir_(cxlt_procd::state_dir())
 	{
 		auto start = cxlt_procd::process_starttime(pid);
 		if (!start)
 			throw fatal(fmt::format("cannot opt the job in: process {} is gone", pid));
 		t_.pid = pid;
 		t_.starttime = *start;
+		t_.fast_bytes = fast;
 		try {
 			cxlt_procd::write_target(dir_, t_);
 		} catch (const std::system_error &e) {
@@ -415,7 +417,7 @@ std::optional<int> wait_exit(pid_t pid, int pidfd, milliseconds timeout)
 }
 
 job_result run_job(cxltier_ctx *ctx, const cxltier_placement *plan, std::vector<std::string> command,
-		   bool manage)
+		   bool manage, std::uint64_t manage_fast)
 {
 	std::vector<char *> argv;
 	for (auto &a : command)
@@ -458,7 +460,7 @@ job_result run_job(cxltier_ctx *ctx, const cxltier_placement *plan, std::vector<
 	if (manage) {
 		go_recv.reset();
 		try {
-			in.emplace(r.pid);
+			in.emplace(r.pid, manage_fast);
 		} catch (...) {
 			go_send.reset(); // the job ends without running
 			job_pid.store(0);
@@ -688,7 +690,7 @@ void run_command(run_options o)
 		return;
 	}
 
-	job_result r = run_job(ctx.get(), plan.get(), o.command, o.manage);
+	job_result r = run_job(ctx.get(), plan.get(), o.command, o.manage, o.fast);
 	if (o.json_out) {
 		json doc = list_document(ctx.get());
 		doc["plan"] = plan_json(plan.get());
