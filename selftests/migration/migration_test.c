@@ -139,20 +139,32 @@ static bool check(const char *p, unsigned long page, uint64_t gen)
 	return true;
 }
 
-/* In a child: flip the hint of a whole region between COLD and HOT until killed. */
-static pid_t start_flipper(const char *name, uint64_t len, int ms)
+/*
+ * In a child: flip the hint of a whole region between COLD and HOT every @periods of
+ * the daemon's decision periods, until killed.  Counted in periods, not in time: a
+ * flip every fixed interval can alias with the period (stretched under load) so that
+ * the daemon sees one hint only, and @periods above min_resid lets every page move.
+ */
+static pid_t start_flipper(const char *name, uint64_t len, unsigned int periods)
 {
 	pid_t pid = fork();
 	uint32_t hint = CXLTIER_HINT_COLD;
+	uint64_t last = 0, now;
 	int dev;
 
 	if (pid)
 		return pid;
 	dev = dev_open();
 	for (;;) {
-		rg_hint(dev, name, 0, len, hint);
-		hint = hint == CXLTIER_HINT_COLD ? CXLTIER_HINT_HOT : CXLTIER_HINT_COLD;
-		sleep_ms(ms);
+		now = read_u64(DAEMON "stats/periods");
+		if (now == UINT64_MAX)
+			_exit(1);
+		if (!last || now >= last + periods) {
+			rg_hint(dev, name, 0, len, hint);
+			hint = hint == CXLTIER_HINT_COLD ? CXLTIER_HINT_HOT : CXLTIER_HINT_COLD;
+			last = now;
+		}
+		sleep_ms(10);
 	}
 }
 
@@ -338,29 +350,36 @@ TEST_F_TIMEOUT(mig, hint_bad_input, 20)
  * Four processes write and check generations of data in their quarter of a shared
  * region while a fifth flips the whole region between COLD and HOT, so the daemon
  * moves pages back and forth at its full budget: no write is lost, no read is stale.
+ * The writers go on until the daemon has moved pages both ways (at least 8 s): one
+ * period's moves take 0.5 s in single and 5 s in pool, where every store to the
+ * interleaved CXL memory is emulated.
  */
 TEST_F_TIMEOUT(mig, data_survives_migration, 240)
 {
 	const unsigned long pages = 8 * MB / PAGE, per = pages / 4;
 	struct rstat before, after;
+	volatile int *stop;
 	pid_t flip, w[4];
 	int k, status, bad = 0;
+	double t0;
 
 	if (!nr_tiers)
 		SKIP(return, "no CXL tier registered");
+	stop = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, stop);
 	ASSERT_EQ(0, mig_region(self, pages * PAGE));
 	ASSERT_EQ(0, rg_stat(self->fd, NULL, &before));
-	flip = start_flipper(self->name, self->len, 150);
+	/* min_resid is 2 periods: each hint holds for 3. */
+	flip = start_flipper(self->name, self->len, 3);
 	ASSERT_LT(0, flip);
 	for (k = 0; k < 4; k++) {
 		w[k] = fork();
 		ASSERT_LE(0, w[k]);
 		if (!w[k]) {
 			unsigned long first = k * per, i;
-			double end = now_s() + 8;
 			uint64_t gen = 0;
 
-			while (now_s() < end) {
+			while (!*stop) {
 				for (i = first; i < first + per; i++) {
 					if (gen && !check(self->p, i, gen))
 						_exit(1);
@@ -374,14 +393,24 @@ TEST_F_TIMEOUT(mig, data_survives_migration, 240)
 			_exit(0);
 		}
 	}
+	t0 = now_s();
+	do {
+		sleep_ms(200);
+		ASSERT_EQ(0, rg_stat(self->fd, NULL, &after));
+	} while (now_s() - t0 < 120 &&
+		 (now_s() - t0 < 8 || after.st.promoted == before.st.promoted ||
+		  after.st.demoted == before.st.demoted));
+	*stop = 1;
 	for (k = 0; k < 4; k++) {
 		ASSERT_EQ(w[k], waitpid(w[k], &status, 0));
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			bad++;
 	}
 	stop_child(flip);
+	munmap((void *)stop, PAGE);
 	ASSERT_EQ(0, rg_stat(self->fd, NULL, &after));
-	ksft_print_msg("moves during the run: %llu promoted, %llu demoted, %llu skipped pinned, %llu failed\n",
+	ksft_print_msg("moves during %.1f s: %llu promoted, %llu demoted, %llu skipped pinned, %llu failed\n",
+		       now_s() - t0,
 		       (unsigned long long)(after.st.promoted - before.st.promoted),
 		       (unsigned long long)(after.st.demoted - before.st.demoted),
 		       (unsigned long long)after.st.skipped_pinned,
@@ -489,7 +518,7 @@ TEST_F_TIMEOUT(mig, teardown_during_migration, 200)
 		unsigned long i;
 
 		ASSERT_EQ(0, mig_region(self, 4 * MB));
-		flip = start_flipper(self->name, self->len, 50);
+		flip = start_flipper(self->name, self->len, 3);
 		kid = fork();
 		ASSERT_LE(0, kid);
 		if (!kid) {
@@ -609,7 +638,7 @@ TEST_F_TIMEOUT(mig, unload_after_migration, 300)
 	ASSERT_EQ(0, mig_region(self, 2 * MB));
 	for (k = 0; k < 2 * MB / PAGE; k++)
 		self->p[k * PAGE] = 1;
-	flip = start_flipper(self->name, self->len, 50);
+	flip = start_flipper(self->name, self->len, 3);
 	sleep_ms(1000);
 	stop_child(flip);
 	munmap(self->p, self->len);
