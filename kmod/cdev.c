@@ -39,6 +39,7 @@
 
 #include "cxltier.h"
 #include "cdev.h"
+#include "daemon.h"
 #include "events.h"
 #include "pool.h"
 #include "region.h"
@@ -691,6 +692,42 @@ static long cxlt_ioc_events(unsigned int cmd, void __user *uarg)
 	return cxlt_events_read(&a) ?: cxlt_copy_out(cmd, uarg, &a, sizeof(a));
 }
 
+static long cxlt_ioc_process(unsigned int cmd, void __user *uarg)
+{
+	static const char verb[] = "process";
+	struct cxltier_process a;
+	long rc;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	rc = cxlt_copy_in(verb, cmd, &a, sizeof(a), uarg) ?:
+	     cxlt_check_flags(verb, a.flags, 0) ?:
+	     cxlt_check_zero(verb, &a.reserved0, sizeof(a.reserved0)) ?:
+	     cxlt_check_zero(verb, &a.budget, sizeof(a.budget)) ?:
+	     cxlt_check_zero(verb, a.reserved, sizeof(a.reserved));
+	if (rc)
+		return rc;
+	if (a.period_ns < NSEC_PER_MSEC || a.period_ns > 60 * NSEC_PER_SEC) {
+		cxlt_bad(verb, "period_ns %llu is out of range (1 ms - 60 s)", a.period_ns);
+		return -EINVAL;
+	}
+	if (a.fast_pages > a.managed_pages || a.managed_pages > totalram_pages()) {
+		cxlt_bad(verb, "%llu fast of %llu managed pages, %lu pages of RAM",
+			 a.fast_pages, a.managed_pages, totalram_pages());
+		return -EINVAL;
+	}
+	/* More than a period of the largest budget (65536 MiB/s) is not a report. */
+	if (a.promoted > (65536ULL << 20) / PAGE_SIZE * 60 ||
+	    a.demoted > (65536ULL << 20) / PAGE_SIZE * 60 ||
+	    a.failed > (65536ULL << 20) / PAGE_SIZE * 60) {
+		cxlt_bad(verb, "promoted %llu, demoted %llu, failed %llu: over a period's most",
+			 a.promoted, a.demoted, a.failed);
+		return -EINVAL;
+	}
+	cxlt_daemon_process(&a);
+	return cxlt_copy_out(cmd, uarg, &a, sizeof(a));
+}
+
 /* Direction and size checks are per verb; the number selects the verb. */
 static bool cxlt_cmd_is(unsigned int cmd, unsigned int want)
 {
@@ -726,6 +763,8 @@ static long cxlt_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long a
 		return cxlt_ioc_events(cmd, uarg);
 	if (cxlt_cmd_is(cmd, CXLTIER_IOC_FENCED))
 		return cxlt_ioc_fenced(file, cmd, uarg, NULL);
+	if (cxlt_cmd_is(cmd, CXLTIER_IOC_PROCESS))
+		return cxlt_ioc_process(cmd, uarg);
 	cxlt_bad("?", "unknown command %#x", cmd);
 	return -ENOTTY;
 }

@@ -130,7 +130,46 @@ static struct {
 	atomic64_t fast_pages;
 	atomic64_t metadata_bytes;
 	atomic64_t window_us;
+	/* Process mode (cxlt_daemon_process()): its share of the counters above. */
+	atomic64_t process_periods;
+	atomic64_t process_promoted_pages;
+	atomic64_t process_demoted_pages;
+	atomic64_t process_failed_pages;
+	atomic64_t process_processes;
+	atomic64_t process_managed_pages;
+	atomic64_t process_fast_pages;
 } cxlt_dstat;
+
+/*
+ * The budget is shared by the daemon and process mode: each takes budget_mbps for
+ * the time since it last took, less what the other moved meanwhile (the larger of
+ * its promotions and demotions; the budget is per direction).  Pages moved, since
+ * load: [CXLT_MOVER_*][0: demoted, 1: promoted].
+ */
+enum { CXLT_MOVER_DAEMON, CXLT_MOVER_PROCESS, CXLT_MOVERS };
+static atomic64_t cxlt_moved[CXLT_MOVERS][2];
+
+/*
+ * What @who may move in each direction for @elapsed_ns.  @seen holds the other
+ * mover's counts at @who's last call; updated.  Callers of one @who are serialised
+ * (the daemon thread; process mode's cxlt_process_lock).
+ */
+static u64 cxlt_budget_take(int who, u64 elapsed_ns, u64 seen[2])
+{
+	int other = who == CXLT_MOVER_DAEMON ? CXLT_MOVER_PROCESS : CXLT_MOVER_DAEMON;
+	u64 moves, used = 0;
+	int dir;
+
+	for (dir = 0; dir < 2; dir++) {
+		u64 now = atomic64_read(&cxlt_moved[other][dir]);
+
+		used = max(used, now - seen[dir]);
+		seen[dir] = now;
+	}
+	moves = div_u64((u64)READ_ONCE(cxlt_tun.budget_mbps) * CXLT_MB_PAGES * elapsed_ns,
+			NSEC_PER_SEC);
+	return moves > used ? moves - used : 0;
+}
 
 /* One managed region in the policy's page numbering. */
 struct cxlt_lay {
@@ -165,6 +204,7 @@ static struct {
 	u64 window_ns;		/* observation window: armed to harvested */
 	u32 period;		/* decision periods, never 0 after the first */
 	u64 last_select_ns;
+	u64 process_seen[2];	/* process mode's moves at the last selection */
 	u32 *promote;
 	u32 *demote;
 	struct cxlt_move *mv;
@@ -244,8 +284,7 @@ static void cxlt_params(struct cxlt_policy_params *p, u64 elapsed_ns)
 			      p->fast_pages / 64);
 	p->wmark_low = min_t(u64, (u64)READ_ONCE(cxlt_tun.wmark_low_mb) * CXLT_MB_PAGES,
 			     p->wmark_high);
-	moves = div_u64((u64)READ_ONCE(cxlt_tun.budget_mbps) * CXLT_MB_PAGES * elapsed_ns,
-			NSEC_PER_SEC);
+	moves = cxlt_budget_take(CXLT_MOVER_DAEMON, elapsed_ns, cxlt_d.process_seen);
 	p->budget = min_t(u64, moves, CXLT_PLAN_MAX);
 	p->decay_shift = READ_ONCE(cxlt_tun.decay_shift);
 	p->idle_bits = READ_ONCE(cxlt_tun.idle_bits);
@@ -524,6 +563,7 @@ static void cxlt_move_slots(u32 *slots, u32 nr, bool fast)
 			case CXLT_MV_MOVED:
 				atomic64_inc(fast ? &cxlt_dstat.promoted_pages :
 					     &cxlt_dstat.demoted_pages);
+				atomic64_inc(&cxlt_moved[CXLT_MOVER_DAEMON][fast]);
 				atomic64_add(PAGE_SIZE, &cxlt_dstat.moved_bytes);
 				fallthrough;
 			case CXLT_MV_THERE:
@@ -856,6 +896,17 @@ static struct cxlt_stat_attr cxlt_stat_attrs[] = {
 	{ __ATTR(fast_pages, 0444, cxlt_stat_show, NULL), &cxlt_dstat.fast_pages },
 	{ __ATTR(metadata_bytes, 0444, cxlt_stat_show, NULL), &cxlt_dstat.metadata_bytes },
 	{ __ATTR(window_us, 0444, cxlt_stat_show, NULL), &cxlt_dstat.window_us },
+	{ __ATTR(process_periods, 0444, cxlt_stat_show, NULL), &cxlt_dstat.process_periods },
+	{ __ATTR(process_promoted_pages, 0444, cxlt_stat_show, NULL),
+	  &cxlt_dstat.process_promoted_pages },
+	{ __ATTR(process_demoted_pages, 0444, cxlt_stat_show, NULL),
+	  &cxlt_dstat.process_demoted_pages },
+	{ __ATTR(process_failed_pages, 0444, cxlt_stat_show, NULL),
+	  &cxlt_dstat.process_failed_pages },
+	{ __ATTR(process_processes, 0444, cxlt_stat_show, NULL), &cxlt_dstat.process_processes },
+	{ __ATTR(process_managed_pages, 0444, cxlt_stat_show, NULL),
+	  &cxlt_dstat.process_managed_pages },
+	{ __ATTR(process_fast_pages, 0444, cxlt_stat_show, NULL), &cxlt_dstat.process_fast_pages },
 };
 
 static struct attribute *cxlt_stats_attrs[ARRAY_SIZE(cxlt_stat_attrs) + 1];
@@ -870,6 +921,40 @@ static const struct attribute_group *cxlt_daemon_groups[] = {
 	&cxlt_stats_group,
 	NULL,
 };
+
+/* Serialises process mode's reports: the budget's @seen and the period clock. */
+static DEFINE_MUTEX(cxlt_process_lock);
+static u64 cxlt_process_seen[2];
+
+/**
+ * cxlt_daemon_process() - process mode (cxltier-procd) reports a period
+ * @rep: validated by the caller (CXLTIER_IOC_PROCESS); its budget is filled in
+ *
+ * Its moves count as the daemon's (stats/promoted_pages, ...) and as its own
+ * (stats/process_*), and come out of the daemon's budget; the budget it gets
+ * for its next period is what is left of budget_mbps after the daemon's moves.
+ */
+void cxlt_daemon_process(struct cxltier_process *rep)
+{
+	guard(mutex)(&cxlt_process_lock);
+	atomic64_inc(&cxlt_dstat.process_periods);
+	atomic64_add(rep->promoted, &cxlt_dstat.promoted_pages);
+	atomic64_add(rep->demoted, &cxlt_dstat.demoted_pages);
+	atomic64_add(rep->failed, &cxlt_dstat.failed_pages);
+	atomic64_add((rep->promoted + rep->demoted) * PAGE_SIZE, &cxlt_dstat.moved_bytes);
+	atomic64_add(rep->promoted, &cxlt_dstat.process_promoted_pages);
+	atomic64_add(rep->demoted, &cxlt_dstat.process_demoted_pages);
+	atomic64_add(rep->failed, &cxlt_dstat.process_failed_pages);
+	atomic64_set(&cxlt_dstat.process_processes, rep->processes);
+	atomic64_set(&cxlt_dstat.process_managed_pages, rep->managed_pages);
+	atomic64_set(&cxlt_dstat.process_fast_pages, rep->fast_pages);
+	atomic64_add(rep->demoted, &cxlt_moved[CXLT_MOVER_PROCESS][0]);
+	atomic64_add(rep->promoted, &cxlt_moved[CXLT_MOVER_PROCESS][1]);
+	rep->budget = READ_ONCE(cxlt_tun.enable) ?
+		      cxlt_budget_take(CXLT_MOVER_PROCESS, rep->period_ns, cxlt_process_seen) : 0;
+	trace_cxlt_process_period(rep->processes, rep->managed_pages, rep->fast_pages,
+				  rep->promoted, rep->demoted, rep->failed, rep->budget);
+}
 
 /**
  * cxlt_daemon_init() - start cxltierd and make /sys/kernel/cxltier/daemon

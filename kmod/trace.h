@@ -70,6 +70,29 @@ TRACE_EVENT(cxlt_migrate_batch,
 		      __entry->busy, __entry->failed, __entry->ns)
 );
 
+TRACE_EVENT(cxlt_process_period,
+	    TP_PROTO(u32 processes, u64 managed, u64 fast, u64 promoted, u64 demoted,
+		     u64 failed, u64 budget),
+	    TP_ARGS(processes, managed, fast, promoted, demoted, failed, budget),
+	    TP_STRUCT__entry(__field(u32, processes)
+			     __field(u64, managed)
+			     __field(u64, fast)
+			     __field(u64, promoted)
+			     __field(u64, demoted)
+			     __field(u64, failed)
+			     __field(u64, budget)),
+	    TP_fast_assign(__entry->processes = processes;
+			   __entry->managed = managed;
+			   __entry->fast = fast;
+			   __entry->promoted = promoted;
+			   __entry->demoted = demoted;
+			   __entry->failed = failed;
+			   __entry->budget = budget;),
+	    TP_printk("processes=%u managed=%llu fast=%llu promoted=%llu demoted=%llu failed=%llu budget=%llu",
+		      __entry->processes, __entry->managed, __entry->fast, __entry->promoted,
+		      __entry->demoted, __entry->failed, __entry->budget)
+);
+
 TRACE_EVENT(cxlt_event,
 	    TP_PROTO(u64 seq, u32 type, u32 cause, const char *blade, u32 region, u64 offset,
 		     u64 pages, u64 ns),

@@ -69,7 +69,7 @@ struct options {
 	int membind = -1;
 	std::string region = "bench";
 	std::string fast_nodes;
-	std::string threads = "kswapd,kcompactd,kdamond,cxltierd,kcxltierd";
+	std::string threads = "kswapd,kcompactd,kdamond,cxltierd,kcxltierd,cxltier-procd";
 	std::string counters;
 	std::string cgroup;
 	bool scramble = true;

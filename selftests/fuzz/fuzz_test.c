@@ -1990,9 +1990,9 @@ static void op_unknown(void)
 
 	memset(&q, 0, sizeof(q));
 	switch (rn(4)) {
-	case 0:		/* an unused number of our type (after FENCED, the last one) */
-		cmd = _IOC(rn(4), CXLTIER_IOC_MAGIC, _IOC_NR(CXLTIER_IOC_FENCED) + 1 +
-			   rn(255 - _IOC_NR(CXLTIER_IOC_FENCED)), rn(1 << 14));
+	case 0:		/* an unused number of our type (after PROCESS, the last one) */
+		cmd = _IOC(rn(4), CXLTIER_IOC_MAGIC, _IOC_NR(CXLTIER_IOC_PROCESS) + 1 +
+			   rn(255 - _IOC_NR(CXLTIER_IOC_PROCESS)), rn(1 << 14));
 		break;
 	case 1:		/* VERSION with a direction or a size */
 		cmd = _IOC(1 + rn(3), CXLTIER_IOC_MAGIC, 0, rn(1 << 14));

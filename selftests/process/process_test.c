@@ -20,7 +20,10 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <numaif.h>
+#include <sys/ioctl.h>
 #include <time.h>
+
+#include <linux/cxltier.h>
 
 #include "kselftest_harness.h"
 #include "cxlt_test.h"
@@ -298,6 +301,58 @@ TEST_F_TIMEOUT(proc, hot_pages_promoted, 600)
 	EXPECT_LE(cold.fast, 3584 / 4);
 	EXPECT_EQ(0, other.fast);
 	EXPECT_EQ(4096, other.slow);
+}
+
+/*
+ * What the service moved is in the daemon's counters (and the process_* ones), and
+ * CXLTIER_IOC_PROCESS refuses reports that cannot be.
+ */
+TEST_F_TIMEOUT(proc, moves_counted_by_the_module, 600)
+{
+	struct work_args a = { .mb = 8, .hot_mb = 1, .node = self->slow_node };
+	struct cxltier_process r = { .size = sizeof(r), .processes = 1, .period_ns = 1000000000 };
+	uint64_t promoted0 = cxlt_read_u64(DAEMON "stats/%s%s", "promoted_pages", "");
+	uint64_t proc0 = cxlt_read_u64(DAEMON "stats/%s%s", "process_promoted_pages", "");
+	uint64_t promoted, proc;
+	int dev, hot;
+
+	ASSERT_EQ(0, start_work(&self->w[0], &a));
+	ASSERT_EQ(0, manage(self->w[0].pid, NULL));
+	EXPECT_TRUE(WAIT_FOR(120, where(&self->w[0], 0, 1).fast >= 256 * 9 / 10));
+	hot = where(&self->w[0], 0, 1).fast;
+	/* The report of the period that moved them comes right after the moves. */
+	EXPECT_TRUE(WAIT_FOR(10, cxlt_read_u64(DAEMON "stats/%s%s", "process_promoted_pages", "") -
+				 proc0 >= (uint64_t)hot));
+	promoted = cxlt_read_u64(DAEMON "stats/%s%s", "promoted_pages", "") - promoted0;
+	proc = cxlt_read_u64(DAEMON "stats/%s%s", "process_promoted_pages", "") - proc0;
+	ksft_print_msg("%d hot pages on DRAM; process_promoted_pages +%llu, promoted_pages +%llu\n",
+		       hot, (unsigned long long)proc, (unsigned long long)promoted);
+	EXPECT_GE(promoted, proc);
+	EXPECT_EQ(1, cxlt_read_u64(DAEMON "stats/%s%s", "process_processes", ""));
+
+	dev = open("/dev/cxltier", O_RDWR);
+	ASSERT_LE(0, dev);
+	r.period_ns = 0;
+	EXPECT_EQ(-1, ioctl(dev, CXLTIER_IOC_PROCESS, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r.period_ns = 1000000000;
+	r.managed_pages = 10;
+	r.fast_pages = 11;
+	EXPECT_EQ(-1, ioctl(dev, CXLTIER_IOC_PROCESS, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r.fast_pages = 0;
+	r.reserved[1] = 1;
+	EXPECT_EQ(-1, ioctl(dev, CXLTIER_IOC_PROCESS, &r));
+	EXPECT_EQ(EINVAL, errno);
+	r.reserved[1] = 0;
+	r.budget = 5;
+	EXPECT_EQ(-1, ioctl(dev, CXLTIER_IOC_PROCESS, &r));
+	EXPECT_EQ(EINVAL, errno);
+	/* A good one: the budget is at most budget_mbps for the period. */
+	r.budget = 0;
+	EXPECT_EQ(0, ioctl(dev, CXLTIER_IOC_PROCESS, &r));
+	EXPECT_LE(r.budget, self->budget * 256);
+	close(dev);
 }
 
 /*

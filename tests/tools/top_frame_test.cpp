@@ -104,6 +104,27 @@ protected:
 
 } // namespace
 
+// Process mode's line: only once cxltier-procd has reported a period.
+TEST_F(TopFrameTest, ProcessModeOnceItReported)
+{
+	auto [a, b] = samples();
+	auto f = top_frame(&a, b, 2.0, {});
+	EXPECT_EQ(index_of(f, "process mode"), f.size());
+
+	set_counter(sysfs, "process_periods", 7);
+	set_counter(sysfs, "process_processes", 2);
+	set_counter(sysfs, "process_managed_pages", 4096);
+	set_counter(sysfs, "process_fast_pages", 1024);
+	set_counter(sysfs, "process_promoted_pages", 300);
+	set_counter(sysfs, "process_demoted_pages", 40);
+	sample c = take_sample(ctx.get());
+	c.time = 104.0;
+	f = top_frame(&b, c, 2.0, {});
+	ASSERT_LT(index_of(f, "process mode"), f.size());
+	EXPECT_EQ(f[index_of(f, "process mode")],
+		  "process mode: 2 processes, 16 MiB (4 MiB on the fast tier), 300 pages promoted, 40 demoted");
+}
+
 // Every rate is the difference of two samples over the 2 s between them: the
 // daemon's CPU share, pages and MiB per second each way, each tier's, and each
 // region's; the region hottest over the interval comes first.

@@ -98,6 +98,16 @@ void header(std::vector<std::string> &out, const sample *prev, const sample &cur
 			? fmt::format(" (+{})", *periods - std::min(*periods, *counter(*prev, "periods")))
 			: "",
 		meta ? human_size(*meta) : "?"));
+	// Process mode (cxltier-procd), once it has reported.
+	if (counter(cur, "process_periods").value_or(0)) {
+		auto mp = counter(cur, "process_managed_pages").value_or(0);
+		auto fp = counter(cur, "process_fast_pages").value_or(0);
+		out.push_back(fmt::format(
+			"process mode: {} processes, {} ({} on the fast tier), {} pages promoted, {} demoted",
+			counter(cur, "process_processes").value_or(0), human_size(page_bytes(mp)),
+			human_size(page_bytes(fp)), counter(cur, "process_promoted_pages").value_or(0),
+			counter(cur, "process_demoted_pages").value_or(0)));
+	}
 }
 
 void nodes(std::vector<std::string> &out, const sample *prev, const sample &cur)

@@ -73,8 +73,7 @@ void damon_monitor::stop()
 	pids_.clear();
 }
 
-void damon_monitor::set_targets(const std::vector<pid_t> &pids, unsigned sample_us,
-				unsigned aggr_us)
+void damon_monitor::set_targets(const std::vector<pid_t> &pids, const damon_attrs &a)
 {
 	stop();
 	if (pids.empty())
@@ -83,13 +82,13 @@ void damon_monitor::set_targets(const std::vector<pid_t> &pids, unsigned sample_
 	std::string c = kd_ + "/contexts/0";
 	put(kd_ + "/contexts/nr_contexts", "1");
 	put(c + "/operations", "vaddr");
-	put(c + "/monitoring_attrs/intervals/sample_us", std::to_string(sample_us));
-	put(c + "/monitoring_attrs/intervals/aggr_us", std::to_string(aggr_us));
-	put(c + "/monitoring_attrs/intervals/update_us", std::to_string(aggr_us));
+	put(c + "/monitoring_attrs/intervals/sample_us", std::to_string(a.sample_us));
+	put(c + "/monitoring_attrs/intervals/aggr_us", std::to_string(a.aggr_us));
+	put(c + "/monitoring_attrs/intervals/update_us", std::to_string(a.aggr_us));
 	// Finer regions than DAMON's defaults (10..1000): the policy ranks pages by
 	// their region's count.
-	put(c + "/monitoring_attrs/nr_regions/min", "100");
-	put(c + "/monitoring_attrs/nr_regions/max", "2000");
+	put(c + "/monitoring_attrs/nr_regions/min", std::to_string(a.min_regions));
+	put(c + "/monitoring_attrs/nr_regions/max", std::to_string(a.max_regions));
 	put(c + "/targets/nr_targets", std::to_string(pids.size()));
 	put(c + "/schemes/nr_schemes", std::to_string(pids.size()));
 	for (size_t i = 0; i < pids.size(); i++) {

@@ -10,6 +10,14 @@
 
 namespace cxlt_procd {
 
+// Monitoring attributes (DAMON's sysfs monitoring_attrs).
+struct damon_attrs {
+	unsigned sample_us = 5000;
+	unsigned aggr_us = 1000000;
+	unsigned min_regions = 100;
+	unsigned max_regions = 2000;
+};
+
 struct damon_region {
 	std::uint64_t start, end;	// [start, end) in the target's address space
 	std::uint32_t nr_accesses;	// samples that found it accessed, last aggregation
@@ -29,7 +37,7 @@ public:
 	damon_monitor &operator=(const damon_monitor &) = delete;
 
 	// (Re)start monitoring of exactly these pids (empty: stop).  Throws on failure.
-	void set_targets(const std::vector<pid_t> &pids, unsigned sample_us, unsigned aggr_us);
+	void set_targets(const std::vector<pid_t> &pids, const damon_attrs &attrs);
 	const std::vector<pid_t> &targets() const { return pids_; }
 	bool running() const;
 	// Waits for the end of the current aggregation and returns, per target (in the

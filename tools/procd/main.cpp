@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -35,6 +37,8 @@
 #include <set>
 #include <sstream>
 #include <thread>
+
+#include <linux/cxltier.h>
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
@@ -67,6 +71,7 @@ struct options {
 	unsigned period_ms = 0;		// 0: the daemon's
 	unsigned budget_mbps = 0;	// 0: the daemon's
 	unsigned sample_us = 5000;
+	unsigned min_regions = 100, max_regions = 2000;
 	unsigned flush_ms = 100;
 	unsigned max_pages = 1u << 22;	// per process: 16 GiB of anonymous mappings
 	unsigned periods = 0;		// 0: until stopped
@@ -430,7 +435,8 @@ public:
 					     : static_cast<unsigned>(read_u64(daemon_dir + "/period_ms").value_or(1000));
 			if (pids != damon_.targets() || (!pids.empty() && !damon_.running())) {
 				try {
-					damon_.set_targets(pids, o_.sample_us, period_ms * 1000);
+					damon_.set_targets(pids, {o_.sample_us, period_ms * 1000,
+								  o_.min_regions, o_.max_regions});
 				} catch (const std::exception &e) {
 					fmt::print(stderr, "cxltier-procd: {}\n", e.what());
 					return 1;
@@ -532,8 +538,19 @@ private:
 		std::uint64_t mb_pages = (1u << 20) / page_size;
 		base.wmark_low = static_cast<std::uint32_t>(read_u64(daemon_dir + "/wmark_low_mb").value_or(4) * mb_pages);
 		base.wmark_high = static_cast<std::uint32_t>(read_u64(daemon_dir + "/wmark_high_mb").value_or(8) * mb_pages);
-		std::uint64_t mbps = o_.budget_mbps ? o_.budget_mbps : read_u64(daemon_dir + "/enable").value_or(1) ? read_u64(daemon_dir + "/budget_mbps").value_or(64) : 0;
-		std::uint64_t budget = mbps * mb_pages * period_ms / 1000 / pids.size();
+		// The module's grant (the daemon's budget less its own moves), else the
+		// daemon's setting.
+		std::uint64_t budget;
+		if (o_.budget_mbps)
+			budget = std::uint64_t(o_.budget_mbps) * mb_pages * period_ms / 1000;
+		else if (granted_)
+			budget = *granted_;
+		else
+			budget = read_u64(daemon_dir + "/enable").value_or(1)
+					 ? read_u64(daemon_dir + "/budget_mbps").value_or(64) * mb_pages * period_ms / 1000
+					 : 0;
+		budget /= pids.size();
+		counts before = totals();
 		// DRAM free above the kernel's high watermarks, shared out; the policy keeps
 		// its own watermarks inside that.
 		std::uint64_t free_fast = 0;
@@ -555,6 +572,48 @@ private:
 			if (!mp.step(a, o_.verbose))
 				procs_.erase(it);
 		}
+		report(before);
+	}
+
+	// The managed processes' counts; those of a process dropped are gone from it.
+	counts totals() const
+	{
+		counts t;
+		for (const auto &[pid, mp] : procs_) {
+			const auto &c = mp->stats();
+			t.pages += c.pages, t.fast += c.fast;
+			t.promoted += c.promoted, t.demoted += c.demoted, t.failed += c.failed;
+		}
+		return t;
+	}
+
+	// Tells the module what this period moved (its counters, its tracepoint) and
+	// takes the budget of the next (CXLTIER_IOC_PROCESS).  Without the module, or
+	// one without process mode, the daemon's budget_mbps is the budget.
+	void report(const counts &before)
+	{
+		auto now = std::chrono::steady_clock::now();
+		auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_report_).count();
+		last_report_ = now;
+		granted_.reset();
+		if (dev_.fd < 0)
+			return;
+		counts after = totals();
+		cxltier_process r{};
+		r.size = sizeof(r);
+		r.processes = static_cast<std::uint32_t>(procs_.size());
+		r.period_ns = static_cast<std::uint64_t>(std::clamp<std::int64_t>(ns, 1000000, 60000000000));
+		r.managed_pages = after.pages;
+		r.fast_pages = std::min(after.fast, after.pages);
+		// A process dropped during the period takes its moves with it.
+		auto delta = [](std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0; };
+		r.promoted = delta(after.promoted, before.promoted);
+		r.demoted = delta(after.demoted, before.demoted);
+		r.failed = delta(after.failed, before.failed);
+		if (::ioctl(dev_.fd, CXLTIER_IOC_PROCESS, &r) == 0)
+			granted_ = r.budget;
+		else if (o_.verbose)
+			fmt::print(stderr, "cxltier-procd: CXLTIER_IOC_PROCESS: {}\n", std::strerror(errno));
 	}
 
 	void write_status(const std::vector<target_state> &targets, std::uint64_t period, unsigned period_ms)
@@ -598,7 +657,19 @@ private:
 		::rename(tmp.c_str(), path.c_str());
 	}
 
+	struct fd_holder {
+		int fd;
+		~fd_holder()
+		{
+			if (fd >= 0)
+				::close(fd);
+		}
+	};
+
 	options o_;
+	fd_holder dev_{::open("/dev/cxltier", O_RDWR | O_CLOEXEC)};
+	std::optional<std::uint64_t> granted_;
+	std::chrono::steady_clock::time_point last_report_ = std::chrono::steady_clock::now();
 	std::map<pid_t, std::unique_ptr<managed_process>> procs_;
 	damon_monitor damon_;
 	tlb_flusher flusher_;
@@ -618,6 +689,10 @@ int main(int argc, char **argv)
 		->check(CLI::Range(100u, 60000u));
 	app.add_option("--budget-mbps", o.budget_mbps, "Migration budget (default: the daemon's budget_mbps)");
 	app.add_option("--sample-us", o.sample_us, "DAMON sampling interval")->check(CLI::Range(1000u, 1000000u));
+	app.add_option("--min-regions", o.min_regions, "DAMON's least regions over all managed processes")
+		->check(CLI::Range(10u, 100000u));
+	app.add_option("--max-regions", o.max_regions, "DAMON's most regions (finer: more CPU)")
+		->check(CLI::Range(10u, 100000u));
 	app.add_option("--flush-ms", o.flush_ms, "TLB flush interval of the managed processes (0: never)")
 		->check(CLI::Range(0u, 60000u));
 	app.add_option("--periods", o.periods, "Stop after this many periods (default: run until stopped)");

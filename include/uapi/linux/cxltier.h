@@ -553,6 +553,43 @@ struct cxltier_fenced {
 
 #define CXLTIER_FENCED_FLAGS		CXLTIER_BY_ID
 
+/**
+ * struct cxltier_process - CXLTIER_IOC_PROCESS: process mode reports a period
+ * @size: (in) sizeof(struct cxltier_process)
+ * @flags: (in) 0
+ * @processes: (in) processes managed now
+ * @reserved0: zero
+ * @period_ns: (in) the time this report covers, 1 ms to 60 s
+ * @managed_pages: (in) pages of the managed processes now
+ * @fast_pages: (in) of those, pages on DRAM now
+ * @promoted: (in) pages moved to DRAM in the period
+ * @demoted: (in) pages moved to CXL in the period
+ * @failed: (in) pages that did not move (pinned, busy, gone)
+ * @budget: (out) pages the service may move in each direction in its next period
+ *	of @period_ns: the daemon's budget_mbps, less what the daemon itself moved
+ *	since the last report (0 while the daemon is disabled)
+ * @reserved: must be zero
+ *
+ * cxltier-procd, the service of process mode, reports what it did so that its
+ * moves are in the daemon's counters (daemon/stats/: promoted_pages, ... and
+ * process_*) and tracepoint (cxltier:cxlt_process_period), and takes its budget
+ * from the same budget as the daemon.  Needs CAP_SYS_ADMIN.
+ */
+struct cxltier_process {
+	__u32 size;
+	__u32 flags;
+	__u32 processes;
+	__u32 reserved0;
+	__u64 period_ns;
+	__u64 managed_pages;
+	__u64 fast_pages;
+	__u64 promoted;
+	__u64 demoted;
+	__u64 failed;
+	__u64 budget;
+	__u64 reserved[2];
+};
+
 /* ioctl type 0xC7, numbers 0x00-0x0F (free in ioctl-number.rst as of Linux 6.12). */
 #define CXLTIER_IOC_MAGIC		0xC7
 
@@ -573,5 +610,6 @@ struct cxltier_fenced {
 #define CXLTIER_IOC_EVENTS		_IOWR(CXLTIER_IOC_MAGIC, 0x0A, struct cxltier_events)
 /* Also on a region fd. */
 #define CXLTIER_IOC_FENCED		_IOWR(CXLTIER_IOC_MAGIC, 0x0B, struct cxltier_fenced)
+#define CXLTIER_IOC_PROCESS		_IOWR(CXLTIER_IOC_MAGIC, 0x0C, struct cxltier_process)
 
 #endif /* _UAPI_LINUX_CXLTIER_H */
