@@ -2,8 +2,15 @@
 // DAMON sysfs (Documentation/admin-guide/mm/damon/usage.rst) for process mode.
 #include "damon.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -38,7 +45,51 @@ std::uint64_t get_u64(const std::string &path)
 	return std::stoull(get(path));
 }
 
+// Our own tracefs instance: its buffer and events are not the host's trace.
+const char tracing_root[] = "/sys/kernel/tracing";
+const char trace_instance[] = "/sys/kernel/tracing/instances/cxltier-procd";
+
 } // namespace
+
+bool aggregation_reader::feed(const std::string &line)
+{
+	auto at = line.find("damon_aggregated: target_id=");
+	if (at == std::string::npos)
+		return false;
+	unsigned long t, start, end;
+	unsigned nr, acc, age;
+	if (std::sscanf(line.c_str() + at, "damon_aggregated: target_id=%lu nr_regions=%u %lu-%lu: %u %u",
+			&t, &nr, &start, &end, &acc, &age) != 6 ||
+	    t >= cur_.size() || !nr || end <= start)
+		return false;
+	auto &c = cur_[t];
+	// A new aggregation starts where the last one ended, or where lines were lost
+	// (the count changed, or an address went back).
+	if (c.empty() || nr != want_[t] || start < c.back().end) {
+		c.clear();
+		want_[t] = nr;
+	}
+	c.push_back({start, end, acc});
+	if (c.size() == want_[t]) {
+		done_[t] = std::move(c);
+		got_[t] = true;
+		c.clear();
+	}
+	return true;
+}
+
+bool aggregation_reader::complete() const
+{
+	return std::all_of(got_.begin(), got_.end(), [](bool g) { return g; });
+}
+
+std::vector<std::vector<damon_region>> aggregation_reader::take()
+{
+	std::vector<std::vector<damon_region>> out(done_.size());
+	out.swap(done_);
+	got_.assign(got_.size(), false);
+	return out;
+}
 
 damon_monitor::damon_monitor(std::string root) : root_(std::move(root))
 {
@@ -59,6 +110,45 @@ damon_monitor::~damon_monitor()
 		stop();
 	} catch (...) {
 	}
+	close_trace();
+}
+
+// Sets up our tracefs instance with only damon_aggregated on; false without tracefs
+// (then the tried regions are read).
+bool damon_monitor::open_trace()
+{
+	if (trace_fd_ >= 0)
+		return true;
+	if (!fs::exists(std::string(tracing_root) + "/instances"))
+		return false;
+	if (::mkdir(trace_instance, 0700) != 0 && errno != EEXIST)
+		return false;
+	std::string d = trace_instance;
+	try {
+		put(d + "/events/damon/damon_aggregated/enable", "1");
+	} catch (const std::exception &) {
+		::rmdir(trace_instance);
+		return false;
+	}
+	trace_fd_ = ::open((d + "/trace_pipe").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (trace_fd_ < 0) {
+		::rmdir(trace_instance);
+		return false;
+	}
+	trace_dir_ = d;
+	return true;
+}
+
+void damon_monitor::close_trace()
+{
+	if (trace_fd_ < 0)
+		return;
+	::close(trace_fd_);
+	trace_fd_ = -1;
+	carry_.clear();
+	// Removing the instance frees its buffers; it fails only while someone reads it.
+	::rmdir(trace_dir_.c_str());
+	trace_dir_.clear();
 }
 
 bool damon_monitor::running() const
@@ -90,10 +180,13 @@ void damon_monitor::set_targets(const std::vector<pid_t> &pids, const damon_attr
 	put(c + "/monitoring_attrs/nr_regions/min", std::to_string(a.min_regions));
 	put(c + "/monitoring_attrs/nr_regions/max", std::to_string(a.max_regions));
 	put(c + "/targets/nr_targets", std::to_string(pids.size()));
-	put(c + "/schemes/nr_schemes", std::to_string(pids.size()));
+	bool traced = open_trace();
+	put(c + "/schemes/nr_schemes", traced ? "0" : std::to_string(pids.size()));
 	for (size_t i = 0; i < pids.size(); i++) {
 		std::string t = c + "/targets/" + std::to_string(i);
 		put(t + "/pid_target", std::to_string(pids[i]));
+		if (traced)
+			continue;
 		std::string s = c + "/schemes/" + std::to_string(i);
 		put(s + "/action", "stat");
 		for (const char *f : {"sz/min", "nr_accesses/min", "age/min"})
@@ -107,15 +200,61 @@ void damon_monitor::set_targets(const std::vector<pid_t> &pids, const damon_attr
 		put(s + "/filters/0/damon_target_idx", std::to_string(i));
 		put(s + "/filters/0/matching", "N");
 	}
+	// What an earlier kdamond traced is not of these targets.
+	if (traced) {
+		char buf[65536];
+		while (::read(trace_fd_, buf, sizeof(buf)) > 0)
+			;
+		carry_.clear();
+	}
+	aggr_us_ = a.aggr_us;
 	put(kd_ + "/state", "on");
 	pids_ = pids;
 }
 
 std::vector<std::vector<damon_region>> damon_monitor::collect()
 {
-	std::vector<std::vector<damon_region>> out;
 	if (pids_.empty())
-		return out;
+		return {};
+	return trace_fd_ >= 0 ? collect_trace() : collect_tried();
+}
+
+// Reads trace lines until every target has a complete aggregation, then what else
+// has come meanwhile, so that the newest aggregation is returned.
+std::vector<std::vector<damon_region>> damon_monitor::collect_trace()
+{
+	aggregation_reader agg(pids_.size());
+	auto deadline = std::chrono::steady_clock::now() +
+			std::chrono::microseconds(3 * std::uint64_t(aggr_us_)) + std::chrono::seconds(2);
+	char buf[65536];
+	for (;;) {
+		ssize_t n;
+		while ((n = ::read(trace_fd_, buf, sizeof(buf))) > 0) {
+			carry_.append(buf, static_cast<size_t>(n));
+			size_t from = 0, nl;
+			while ((nl = carry_.find('\n', from)) != std::string::npos) {
+				agg.feed(carry_.substr(from, nl - from));
+				from = nl + 1;
+			}
+			carry_.erase(0, from);
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return {};
+		if (agg.complete())
+			return agg.take();
+		auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+			deadline - std::chrono::steady_clock::now()).count();
+		// No aggregation in three intervals: the kdamond stopped (its targets exited).
+		if (left <= 0 || !running())
+			return {};
+		pollfd p{trace_fd_, POLLIN, 0};
+		::poll(&p, 1, static_cast<int>(std::min<long long>(left, 200)));
+	}
+}
+
+std::vector<std::vector<damon_region>> damon_monitor::collect_tried()
+{
+	std::vector<std::vector<damon_region>> out;
 	// Returns once every scheme was applied in an aggregation, i.e. at its end.
 	std::ofstream f(kd_ + "/state");
 	f << "update_schemes_tried_regions" << std::flush;
