@@ -757,7 +757,8 @@ CXLTIER_EXPORT int cxltier_ckpt_commit_async(cxltier_ckpt *ck, const void *state
 		if (size > ck->buffer_size || !ck->buffer) {
 			ck->buffer.reset();
 			ck->buffer_size = 0;
-			ck->buffer.reset(new std::byte[std::max<std::uint64_t>(size, 1)]);
+			// Not zeroed: the state is copied over it next.
+			ck->buffer = std::make_unique_for_overwrite<std::byte[]>(std::max<std::uint64_t>(size, 1));
 			ck->buffer_size = size;
 		}
 		std::memcpy(ck->buffer.get(), state, size);
