@@ -322,11 +322,17 @@ static bool cxlt_layout(struct cxlt_region **snap, int n, u64 gen)
 	u64 total = 0;
 	size_t size;
 
+	/*
+	 * A region's policy may change under us (SET_POLICY takes only its lock), so a
+	 * second look may find more managed regions than this count: both loops below
+	 * stop at @nr, and a region that became managed meanwhile waits for the next
+	 * period's layout (the count differs then).
+	 */
 	for (i = 0; i < n; i++)
 		nr += cxlt_managed(snap[i]);
 	if (gen == cxlt_d.gen && nr == cxlt_d.nr_lay) {
 		for (i = 0, k = 0; i < n; i++)
-			if (cxlt_managed(snap[i]) && cxlt_d.lay[k++].r != snap[i])
+			if (cxlt_managed(snap[i]) && (k == nr || cxlt_d.lay[k++].r != snap[i]))
 				break;
 		if (i == n)
 			return !!cxlt_d.pol;
@@ -339,7 +345,7 @@ static bool cxlt_layout(struct cxlt_region **snap, int n, u64 gen)
 	lay = kvcalloc(nr, sizeof(*lay), GFP_KERNEL);
 	if (!lay)
 		return false;
-	for (i = 0, k = 0; i < n; i++) {
+	for (i = 0, k = 0; i < n && k < nr; i++) {
 		if (!cxlt_managed(snap[i]))
 			continue;
 		/*
