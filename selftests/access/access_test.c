@@ -469,7 +469,18 @@ TEST_F_TIMEOUT(access, memcg_charges_creator, TIMEOUT)
 	}
 	/* The creator moves into the cgroup and exits: the region stays charged there. */
 	ASSERT_EQ(0, cxlt_in_child(child_memcg_create, self->name));
+	/*
+	 * What the exited creator itself used (stack, page tables) is uncharged a moment
+	 * later (RCU; seconds on the debug kernel): the baseline is memory.current once
+	 * it holds still for 200 ms, the region's pages being the only ones left.
+	 */
 	before = cg_current();
+	for (n = 0; n < 50; n++) {
+		usleep(200000);
+		if (cg_current() == before)
+			break;
+		before = cg_current();
+	}
 	fd = rg_open(self->dev, self->name, 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
 	ASSERT_LE(0, fd);
 	p = mmap(NULL, 8 * MB, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
