@@ -472,7 +472,7 @@ TEST_F_TIMEOUT(access, memcg_charges_creator, TIMEOUT)
 	/*
 	 * What the exited creator itself used (stack, page tables) is uncharged a moment
 	 * later (RCU; seconds on the debug kernel): the baseline is memory.current once
-	 * it holds still for 200 ms, the region's pages being the only ones left.
+	 * it holds still for 200 ms (the region has no pages yet).
 	 */
 	before = cg_current();
 	for (n = 0; n < 50; n++) {
