@@ -657,17 +657,8 @@ private:
 		::rename(tmp.c_str(), path.c_str());
 	}
 
-	struct fd_holder {
-		int fd;
-		~fd_holder()
-		{
-			if (fd >= 0)
-				::close(fd);
-		}
-	};
-
 	options o_;
-	fd_holder dev_{::open("/dev/cxltier", O_RDWR | O_CLOEXEC)};
+	fd_closer dev_{::open("/dev/cxltier", O_RDWR | O_CLOEXEC)};
 	std::optional<std::uint64_t> granted_;
 	std::chrono::steady_clock::time_point last_report_ = std::chrono::steady_clock::now();
 	std::map<pid_t, std::unique_ptr<managed_process>> procs_;

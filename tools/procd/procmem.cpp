@@ -18,15 +18,6 @@ namespace {
 // mmap lock is held by one call.
 constexpr size_t move_chunk = 4096;
 
-struct fd_closer {
-	int fd;
-	~fd_closer()
-	{
-		if (fd >= 0)
-			::close(fd);
-	}
-};
-
 bool query_nodes(pid_t pid, const std::uint64_t *addrs, size_t n, int *status)
 {
 	std::vector<void *> p(n);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <optional>
@@ -11,6 +12,19 @@
 #include <vector>
 
 namespace cxlt_procd {
+
+// Closes a file descriptor at the end of its scope (-1: none).
+struct fd_closer {
+	int fd;
+	explicit fd_closer(int f) : fd(f) {}
+	fd_closer(const fd_closer &) = delete;
+	fd_closer &operator=(const fd_closer &) = delete;
+	~fd_closer()
+	{
+		if (fd >= 0)
+			::close(fd);
+	}
+};
 
 constexpr std::uint64_t page_size = 4096;
 
