@@ -200,6 +200,8 @@ int cxlt_region_inode_alloc(struct cxlt_region *r)
 void cxlt_region_inode_free(struct cxlt_region *r)
 {
 	iput(r->inode);
+	/* cxlt_region_table_free() after this (create's unwinding) has no mapping. */
+	r->inode = NULL;
 	simple_release_fs(&cxlt_fs_mnt, &cxlt_fs_cnt);
 }
 
@@ -210,7 +212,6 @@ static void cxlt_pinode_put(struct cxlt_region *r)
 	if (--r->nr_inode_users)
 		return;
 	cxlt_region_inode_free(r);
-	r->inode = NULL;
 }
 
 /**
