@@ -37,7 +37,9 @@ KVER   ?= $(shell cat $(CACHE)/kernel/KVER 2>/dev/null)
 KDIR   ?= $(CACHE)/kernel/$(KVER)/usr/src/linux-headers-$(KVER)
 BUILD  ?= $(ROOT)/build
 # Recursive (=): KDIR names the cache that `setup` fills, so expand it only when used.
-KMAKE  = $(MAKE) -C $(KDIR) M=$(ROOT) W=1
+# Kbuild's objects in parallel (a sub-make of a plain `make` would build them one by one).
+KJOBS  ?= -j$(shell nproc)
+KMAKE  = $(MAKE) $(KJOBS) -C $(KDIR) M=$(ROOT) W=1
 
 .PHONY: all module userspace selftests sparse checkpatch check demo bench-sim bench setup \
 	guest clean debug-kernel debug-module debug-guest check-debug guest-tools crash-test pool-kill-test \
@@ -88,7 +90,7 @@ debug-module: debug-kernel
 	@find Kbuild kmod include \( -name '*.[ch]' -o -name Kbuild \) -type f | \
 		cpio -pdm --quiet $(DEBUG_SRC)
 	@. scripts/kernel-env && cxlt_kernel_env $(ROOT) debug || { echo "make: $$KERR" >&2; exit 1; }; \
-		$(MAKE) -C "$$KDIR" M=$(DEBUG_SRC) W=1 modules
+		$(MAKE) $(KJOBS) -C "$$KDIR" M=$(DEBUG_SRC) W=1 modules
 
 # What the guest image needs from the userspace build (not the host tests).
 guest-tools: setup

@@ -352,10 +352,11 @@ TEST_F_TIMEOUT(faults, device_del, 120)
 	struct cxltier_event ev;
 	uint64_t seq = events_next(self->dev);
 	double t0 = now(), took;
+	int secs = 60 * cxlt_timeout_scale();
 
 	ASSERT_EQ(0, sh(NULL, 0, "cxlt-qmp device_del '{\"id\": \"%s\"}'", self->qpath));
-	took = wait_state(self->blade, "fenced", 60);
-	ASSERT_LE(0, took) TH_LOG("%s not fenced within 60 s", self->blade);
+	took = wait_state(self->blade, "fenced", secs);
+	ASSERT_LE(0, took) TH_LOG("%s not fenced within %d s", self->blade, secs);
 	ASSERT_EQ(0, event_wait(self->dev, seq, CXLTIER_EVENT_FENCE, self->blade, &ev, 30));
 	EXPECT_EQ(CXLTIER_CAUSE_UNBIND, ev.cause);
 	EXPECT_LE(self->n, ev.pages);

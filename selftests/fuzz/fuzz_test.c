@@ -4809,7 +4809,7 @@ int main(int argc, char **argv)
 	 * The debug kernel's checkers report a bad access the first time it happens;
 	 * the many operations are for races on Debian's kernel, 7x faster.
 	 */
-	if (!(ops && *ops) && getenv("CXLT_KERNEL") && !strcmp(getenv("CXLT_KERNEL"), "debug"))
+	if (!(ops && *ops) && cxlt_debug_kernel())
 		G->ops = DEFAULT_OPS / 3;
 	G->trace = getenv("CXLT_FUZZ_TRACE") && atoi(getenv("CXLT_FUZZ_TRACE"));
 	if (G->ops < 100)

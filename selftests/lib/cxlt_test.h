@@ -26,6 +26,33 @@
 #define CXL_SYSFS	"/sys/bus/cxl/devices"
 
 /* Read a whole (small) file into buf without the trailing newline; -errno on error. */
+/*
+ * The debug kernel (qemu/run exports CXLT_KERNEL=debug): its checkers report a bad
+ * access or lock order the first time it happens, and every call costs 5-10x, so a
+ * test that repeats a path to shake out races on Debian's kernel repeats it less.
+ */
+static inline int cxlt_debug_kernel(void)
+{
+	const char *k = getenv("CXLT_KERNEL");
+
+	return k && !strcmp(k, "debug");
+}
+
+/* How much slower than Debian's this kernel runs (CXLT_TIMEOUT_SCALE, at least 1). */
+static inline int cxlt_timeout_scale(void)
+{
+	const char *e = getenv("CXLT_TIMEOUT_SCALE");
+	int s = e ? atoi(e) : 1;
+
+	return s < 1 ? 1 : s;
+}
+
+/* @n repeats on Debian's kernel, a quarter (at least one) on the debug kernel. */
+static inline int cxlt_repeats(int n)
+{
+	return cxlt_debug_kernel() ? (n + 3) / 4 : n;
+}
+
 static inline int cxlt_read(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
