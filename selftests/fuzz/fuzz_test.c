@@ -4714,8 +4714,7 @@ static int tier_remove_timed(const char *name, int secs)
 /* Remove the tiers this group registered; returns how many could not be removed. */
 static int remove_added_tiers(void)
 {
-	const char *env = getenv("CXLT_TIMEOUT_SCALE");
-	int i, rc, bad = 0, scale = env && atoi(env) > 0 ? atoi(env) : 1;
+	int i, rc, bad = 0, scale = cxlt_timeout_scale();
 	char path[256];
 
 	for (i = 0; i < G->nr_added; i++) {

@@ -25,7 +25,6 @@
 #define CXLT_PARAMS	"/sys/module/cxltier/parameters"
 #define CXL_SYSFS	"/sys/bus/cxl/devices"
 
-/* Read a whole (small) file into buf without the trailing newline; -errno on error. */
 /*
  * The debug kernel (qemu/run exports CXLT_KERNEL=debug): its checkers report a bad
  * access or lock order the first time it happens, and every call costs 5-10x, so a
@@ -53,6 +52,7 @@ static inline int cxlt_repeats(int n)
 	return cxlt_debug_kernel() ? (n + 3) / 4 : n;
 }
 
+/* Read a whole (small) file into buf without the trailing newline; -errno on error. */
 static inline int cxlt_read(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
@@ -239,13 +239,10 @@ static void cxlt_timed_fn(struct __test_metadata *t, struct __fixture_variant_me
 /* After the harness's constructors have registered every test. */
 static void __attribute__((constructor(KSELFTEST_PRIO_XFAIL + 1))) cxlt_tests_init(void)
 {
-	const char *env = getenv("CXLT_TIMEOUT_SCALE");
-	int scale = env ? atoi(env) : 1, n = 0;
+	int scale = cxlt_timeout_scale(), n = 0;
 	struct __fixture_metadata *f;
 	struct __test_metadata *t;
 
-	if (scale < 1)
-		scale = 1;
 	for (f = __fixture_list; f; f = f->next) {
 		for (t = f->tests; t; t = t->next) {
 			t->timeout *= scale;
