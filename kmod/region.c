@@ -16,9 +16,12 @@
  * migration and fencing need).  fstat() on a region file shows its size and owner.
  *
  * Lifetime.  A region is reference counted: the name table holds one reference
- * until DESTROY, each open region file one (and each mapping holds its file), and
- * an ioctl one while it works on the region.  DESTROY frees the name and id at once
- * and the memory when the last file and mapping go.  Every region, destroyed or not,
+ * until DESTROY, each open region file one (and each mapping holds its file), an
+ * ioctl one while it works on the region, and the daemon one while a period works
+ * on it (it lets go of a region nobody else holds within its observation window).
+ * DESTROY frees the name and id at once and the memory when the last reference
+ * goes; a page that someone still pins (get_user_pages(), a pipe) lives on,
+ * uncharged, until they let go.  Every region, destroyed or not,
  * pins the internal filesystem (simple_pin_fs()), whose superblock holds a
  * reference on the module; so rmmod is refused while any region exists, and an
  * rmmod never drops a region's data: destroy the regions first
@@ -275,20 +278,30 @@ int cxlt_region_hint(struct cxlt_region *r, const struct cxltier_hint *args)
 /*
  * Make way for a fresh page at @pg: zap what memory_failure() left in the page
  * tables (hwpoison entries, which only an even_cows zap removes) and drop a
- * poisoned folio that stayed in the page cache.  False when the folio stays.
+ * poisoned folio that stayed in the page cache.  False when a folio stays.
+ *
+ * The folio is dropped only if, under its lock, the entry still says FENCED: a
+ * concurrent REPLACE may have made the page EMPTY and a fault may have inserted a
+ * live folio since we looked (EMPTY -> PRESENT is set before the inserting fault
+ * unlocks it), and that folio is not ours to drop.
  */
-static bool cxlt_replace_drop_folio(struct cxlt_region *r, unsigned long pg)
+static bool cxlt_replace_drop_folio(struct cxlt_region *r, struct cxlt_rpage *rp,
+				    unsigned long pg)
 {
 	struct address_space *mapping = r->inode->i_mapping;
 	struct folio *folio;
-	bool gone;
+	bool gone = false;
 
-	unmap_mapping_pages(mapping, pg, 1, true);
 	folio = filemap_lock_folio(mapping, pg);
-	if (IS_ERR(folio))
+	if (IS_ERR(folio)) {
+		/* No folio: hwpoison entries only; harmless for a live page too. */
+		unmap_mapping_pages(mapping, pg, 1, true);
 		return true;
-	unmap_mapping_pages(mapping, pg, 1, true);
-	gone = !generic_error_remove_folio(mapping, folio);
+	}
+	if (folio->mapping == mapping && cxlt_rp_state(rp) == CXLT_RP_FENCED) {
+		unmap_mapping_pages(mapping, pg, 1, true);
+		gone = !generic_error_remove_folio(mapping, folio);
+	}
 	folio_unlock(folio);
 	folio_put(folio);
 	return gone;
@@ -324,7 +337,7 @@ int cxlt_region_replace(struct cxlt_region *r, struct cxltier_replace *args)
 			continue;
 		}
 		old = READ_ONCE(rp->bits);
-		if (cxlt_rp_state(rp) != CXLT_RP_FENCED || !cxlt_replace_drop_folio(r, pg))
+		if (cxlt_rp_state(rp) != CXLT_RP_FENCED || !cxlt_replace_drop_folio(r, rp, pg))
 			continue;
 		do {
 			if (((old & CXLT_RP_STATE_MASK) >> CXLT_RP_STATE_SHIFT) != CXLT_RP_FENCED)

@@ -13,6 +13,8 @@
  */
 #include <glob.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -119,6 +121,230 @@ TEST_F_TIMEOUT(fence, hwpoison_fences_the_page, 30)
 	EXPECT_EQ(BUS_MCEERR_AR, last.si_code);
 	EXPECT_FALSE(read_faults(q));
 	munmap(q, NPAGES * PAGE);
+}
+
+/* --- REPLACE under concurrency -------------------------------------------------------- */
+
+#define RACE_PAGES	32
+#define RACE_REPLACERS	8
+#define RACE_WRITERS	2
+#define RACE_MAPPERS	2
+#define RACE_THREADS	(RACE_REPLACERS + RACE_WRITERS + RACE_MAPPERS)
+
+struct race {
+	int fd;
+	char *p;
+	unsigned long round;
+	pthread_barrier_t go;
+	volatile int stop;
+	/* The page raced for now, and a count that changes with each new page. */
+	volatile long cur;
+	unsigned long gen;
+	int done;			/* threads done with the current page */
+	long replaced;			/* sum of what REPLACE reported, all threads */
+	int written[RACE_PAGES];	/* victims a writer filled this round */
+	int errors;
+};
+
+static bool race_victim(unsigned long i, unsigned long round)
+{
+	/* Half the pages, a different half each round (neighbours of live pages). */
+	return ((i + round) & 1) == 0;
+}
+
+/* Wait for the next page to race for; 0 when told to stop. */
+static unsigned long race_next(struct race *rc, unsigned long seen)
+{
+	unsigned long g;
+
+	while (!rc->stop) {
+		g = __atomic_load_n(&rc->gen, __ATOMIC_ACQUIRE);
+		if (g != seen)
+			return g;
+		sched_yield();
+	}
+	return 0;
+}
+
+/* All replacers REPLACE the same page at once (every fourth time, the whole range). */
+static void *race_replacer(void *arg)
+{
+	struct race *rc = arg;
+	unsigned long g = 0;
+	long n;
+
+	pthread_barrier_wait(&rc->go);
+	while ((g = race_next(rc, g))) {
+		n = g % 4 ? rg_replace(rc->fd, rc->cur * PAGE, PAGE) :
+			    rg_replace(rc->fd, 0, RACE_PAGES * PAGE);
+		if (n < 0)
+			__atomic_add_fetch(&rc->errors, 1, __ATOMIC_RELAXED);
+		else
+			__atomic_add_fetch(&rc->replaced, n, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&rc->done, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/*
+ * Map and unmap the region over and over: each mmap() and munmap() takes the
+ * mapping's i_mmap_rwsem for writing, so a REPLACE that unmaps a page (which takes
+ * it for reading) waits there, in the middle of its work, as on a busy host.
+ */
+static void *race_mapper(void *arg)
+{
+	struct race *rc = arg;
+	void *q;
+
+	pthread_barrier_wait(&rc->go);
+	while (!rc->stop) {
+		q = mmap(NULL, RACE_PAGES * PAGE, PROT_READ, MAP_SHARED, rc->fd, 0);
+		if (q == MAP_FAILED) {
+			__atomic_add_fetch(&rc->errors, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		munmap(q, RACE_PAGES * PAGE);
+	}
+	return NULL;
+}
+
+/* Fill the page raced for the moment it is no longer fenced: a fault right after. */
+static void *race_writer(void *arg)
+{
+	struct race *rc = arg;
+	unsigned long g = 0, k;
+	int32_t node;
+	uint64_t *w;
+	long pg;
+
+	pthread_barrier_wait(&rc->go);
+	while ((g = race_next(rc, g))) {
+		pg = rc->cur;
+		do {
+			if (rg_pages(rc->fd, NULL, pg * PAGE, 1, &node) != 1) {
+				__atomic_add_fetch(&rc->errors, 1, __ATOMIC_RELAXED);
+				break;
+			}
+		} while (node == CXLTIER_PAGE_FENCED && !rc->stop);
+		/* Both writers fill the page with the same bytes. */
+		for (w = (uint64_t *)(rc->p + pg * PAGE), k = 0; k < PAGE / 8; k++)
+			w[k] = pattern(pg, k) ^ rc->round;
+		__atomic_store_n(&rc->written[pg], 1, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&rc->done, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/*
+ * Eight threads REPLACE the same fenced pages while two others write each page the
+ * moment it is replaced and two more map and unmap the region (which makes a
+ * REPLACE wait inside its work), round after round.  REPLACE drops a folio only
+ * while the page is still FENCED under its folio lock, so a live page that a fault
+ * put in after another REPLACE is never dropped: every written page reads back, no
+ * page is PRESENT without a folio (it would read as zeroes), each fenced page is
+ * replaced exactly once, and the module's accounting is back where it was when the
+ * region is gone.
+ */
+TEST_F_TIMEOUT(fence, replace_races_faults, 300)
+{
+	const int rounds = cxlt_repeats(24);
+	pthread_t th[RACE_THREADS];
+	char name[CXLTIER_NAME_MAX], before[1024], after[1024];
+	unsigned long i, k, victims, bad = 0;
+	struct race rc = { .fd = -1 };
+	unsigned long ver[RACE_PAGES] = { };	/* the round whose bytes a page holds */
+	int32_t nodes[RACE_PAGES];
+	struct rstat st;
+	int r, t, rcode;
+
+	ASSERT_EQ(0, cxlt_read("/sys/kernel/debug/cxltier/accounting", before, sizeof(before)));
+	snprintf(name, sizeof(name), "fence.race.%d", getpid());
+	ASSERT_EQ(0, rg_create(self->dev, name, RACE_PAGES * PAGE, CXLTIER_POLICY_FAST_FIRST,
+			       -1, NULL));
+	rc.fd = rg_open(self->dev, name, 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
+	ASSERT_LE(0, rc.fd);
+	rc.p = mmap(NULL, RACE_PAGES * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, rc.fd, 0);
+	ASSERT_NE(MAP_FAILED, rc.p);
+	fill(rc.p, 0, RACE_PAGES);
+
+	for (r = 1; r <= rounds; r++) {
+		rc.round = r;
+		rc.stop = 0;
+		rc.gen = 0;
+		rc.replaced = 0;
+		memset(rc.written, 0, sizeof(rc.written));
+		victims = 0;
+		for (i = 0; i < RACE_PAGES; i++) {
+			if (!race_victim(i, r))
+				continue;
+			rcode = cxlt_in_child(poison_child, rc.p + i * PAGE);
+			if (rcode == EINVAL || rcode == EPERM)
+				SKIP(goto out, "MADV_HWPOISON is not available (%s)",
+				     strerror(rcode));
+			ASSERT_TRUE(rcode == 0 || rcode == 128 + SIGBUS) TH_LOG("child: %d", rcode);
+			victims++;
+		}
+		ASSERT_EQ(RACE_PAGES, rg_pages(rc.fd, NULL, 0, RACE_PAGES, nodes));
+		for (i = 0, k = 0; i < RACE_PAGES; i++)
+			k += race_victim(i, r) != (nodes[i] == CXLTIER_PAGE_FENCED);
+		ASSERT_EQ(0, k) TH_LOG("round %d: %lu pages not fenced as poisoned", r, k);
+
+		ASSERT_EQ(0, pthread_barrier_init(&rc.go, NULL, RACE_THREADS + 1));
+		for (t = 0; t < RACE_THREADS; t++)
+			ASSERT_EQ(0, pthread_create(&th[t], NULL,
+						    t < RACE_REPLACERS ? race_replacer :
+						    t < RACE_REPLACERS + RACE_WRITERS ? race_writer :
+						    race_mapper, &rc));
+		pthread_barrier_wait(&rc.go);
+		/* One victim at a time: every replacer and writer on the same page. */
+		for (i = 0; i < RACE_PAGES; i++) {
+			if (!race_victim(i, r))
+				continue;
+			rc.cur = i;
+			__atomic_store_n(&rc.done, 0, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&rc.gen, 1, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&rc.done, __ATOMIC_ACQUIRE) <
+			       RACE_REPLACERS + RACE_WRITERS)
+				sched_yield();
+		}
+		rc.stop = 1;
+		for (t = 0; t < RACE_THREADS; t++)
+			pthread_join(th[t], NULL);
+		pthread_barrier_destroy(&rc.go);
+
+		ASSERT_EQ(0, rc.errors);
+		EXPECT_EQ((long)victims, rc.replaced) TH_LOG("round %d", r);
+		for (i = 0; i < RACE_PAGES; i++) {
+			uint64_t *w = (uint64_t *)(rc.p + i * PAGE);
+
+			if (race_victim(i, r))
+				ver[i] = r;
+			for (k = 0; k < PAGE / 8; k++)
+				if (w[k] != (pattern(i, k) ^ ver[i])) {
+					bad++;
+					break;
+				}
+		}
+		ASSERT_EQ(0, bad) TH_LOG("round %d: %lu pages lost their data", r, bad);
+		ASSERT_EQ(0, rg_stat(rc.fd, NULL, &st));
+		ASSERT_EQ(0, st.st.fenced) TH_LOG("round %d", r);
+		ASSERT_EQ(RACE_PAGES, st.st.resident) TH_LOG("round %d", r);
+	}
+	ksft_print_msg("%d rounds of %d REPLACE threads against %d writers and %d mappers\n",
+		       rounds, RACE_REPLACERS, RACE_WRITERS, RACE_MAPPERS);
+out:
+	munmap(rc.p, RACE_PAGES * PAGE);
+	close(rc.fd);
+	ASSERT_EQ(0, rg_destroy(self->dev, name));
+	/* The region's pages are uncharged when its last file goes: at once here. */
+	for (t = 0; t < 100 * cxlt_timeout_scale(); t++) {
+		ASSERT_EQ(0, cxlt_read("/sys/kernel/debug/cxltier/accounting", after,
+				       sizeof(after)));
+		if (!strcmp(before, after))
+			break;
+		usleep(50000);
+	}
+	EXPECT_STREQ(before, after);
 }
 
 /* --- fencing a blade (pool) ---------------------------------------------------------- */
