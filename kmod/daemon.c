@@ -171,7 +171,10 @@ static u64 cxlt_budget_take(int who, u64 elapsed_ns, u64 seen[2])
 	return moves > used ? moves - used : 0;
 }
 
-/* One managed region in the policy's page numbering. */
+/*
+ * One managed region in the policy's page numbering; @nr 0 for one too large to
+ * manage (it keeps its place, so that the layout does not change every period).
+ */
 struct cxlt_lay {
 	struct cxlt_region *r;
 	u32 base;
@@ -353,20 +356,25 @@ static bool cxlt_layout(struct cxlt_region **snap, int n, u64 gen)
 		 * that would take the managed space beyond twice the host's memory
 		 * (a sparse giant, which can never be resident anyway) is not managed.
 		 */
-		if (total + snap[i]->nr_pages > limit) {
-			pr_info_once("daemon: region %s (%llu bytes) is larger than the host's memory allows the daemon to manage; its pages stay where they are\n",
-				     snap[i]->name, snap[i]->size);
-			continue;
-		}
 		lay[k].r = snap[i];
 		lay[k].base = total;
+		if (total + snap[i]->nr_pages > limit) {
+			/*
+			 * Laid out with no pages: it keeps its place in the layout, so
+			 * the next period finds the same layout and keeps the policy.
+			 */
+			pr_info_once("daemon: region %s (%llu bytes) is larger than the host's memory allows the daemon to manage; its pages stay where they are\n",
+				     snap[i]->name, snap[i]->size);
+			lay[k++].nr = 0;
+			continue;
+		}
 		lay[k].nr = snap[i]->nr_pages;
 		total += snap[i]->nr_pages;
 		cxlt_forget(snap[i]);
 		k++;
 	}
 	size = cxlt_policy_size(total);
-	cxlt_d.pol_mem = k ? kvzalloc(size, GFP_KERNEL | __GFP_NOWARN) : NULL;
+	cxlt_d.pol_mem = total ? kvzalloc(size, GFP_KERNEL | __GFP_NOWARN) : NULL;
 	if (!cxlt_d.pol_mem) {
 		kvfree(lay);
 		return false;
@@ -529,8 +537,9 @@ static u64 cxlt_chunks(void)
 	u64 n = 0;
 
 	for (i = 0; i < cxlt_d.nr_lay; i++)
-		xa_for_each(&cxlt_d.lay[i].r->chunks, c, chunk)
-			n++;
+		if (cxlt_d.lay[i].nr)
+			xa_for_each(&cxlt_d.lay[i].r->chunks, c, chunk)
+				n++;
 	return n;
 }
 

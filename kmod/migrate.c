@@ -22,9 +22,16 @@
  *  4. Per folio: freeze its reference count at exactly the page cache's and ours.
  *     Any other reference (a get_user_pages() pin, a lookup in flight, a per-CPU
  *     LRU cache) makes the freeze fail and the page is skipped: nothing is copied
- *     under a pinner.  With the count frozen nobody can take a new reference, so
- *     the copy (folio_mc_copy(): machine-check safe, a poisoned source fails the
- *     move instead of crashing the kernel) is the page's last state.
+ *     under a pinner.  The copy (folio_mc_copy(): machine-check safe, a poisoned
+ *     source fails the move instead of crashing the kernel) is the page's last
+ *     state: no PTE maps the page and no pin holds it, and a new mapping or pin
+ *     needs a fault, which waits for the folio lock we hold; a lookup that takes a
+ *     reference after the count is unfrozen can only wait for that lock too.
+ *     After the copy, with the count still frozen, the move is checked again: a
+ *     source that memory_failure() is poisoning (it sets PG_hwpoison before it
+ *     takes the folio lock) or that a fence reached meanwhile (its barrier comes
+ *     before its folio locks) stays for them, not healed by a copy; a target on a
+ *     range fenced since it was allocated is not used.
  *  5. Switch the page cache entry to the new folio (replace_page_cache_folio(),
  *     which also moves the memory cgroup charge), put it on the LRU, update the
  *     region's entry, move the module's charge, unlock.  The old folio is freed
@@ -48,7 +55,6 @@
 #include "migrate.h"
 #include "region_mm.h"
 #include "region_types.h"
-#include "tier.h"
 #include "tier.h"
 #include "trace.h"
 
@@ -102,6 +108,12 @@ static enum cxlt_move_result cxlt_move_one(struct cxlt_region *r, struct cxlt_rp
 		res = CXLT_MV_POISON;
 		goto drop;
 	}
+	if (folio_test_hwpoison(src) || cxlt_pfn_fenced(folio_pfn(src)) ||
+	    cxlt_pfn_fenced(folio_pfn(dst))) {
+		folio_ref_unfreeze(src, CXLT_MOVE_REFS);
+		res = CXLT_MV_GONE;
+		goto drop;
+	}
 	folio_ref_unfreeze(src, CXLT_MOVE_REFS);
 
 	__folio_set_locked(dst);
@@ -150,8 +162,12 @@ static struct folio *cxlt_move_lock(struct cxlt_region *r, struct cxlt_move *mv,
 		folio_put(folio);
 		return NULL;
 	}
-	/* PIN: stays.  On a fenced blade: its data is gone; the fencer takes it. */
-	if (cxlt_rp_hint(rp) == CXLTIER_HINT_PIN || cxlt_pfn_fenced(folio_pfn(folio))) {
+	/*
+	 * PIN: stays.  On a fenced blade: its data is gone; the fencer takes it.
+	 * Poisoned: memory_failure() takes it.
+	 */
+	if (cxlt_rp_hint(rp) == CXLTIER_HINT_PIN || folio_test_hwpoison(folio) ||
+	    cxlt_pfn_fenced(folio_pfn(folio))) {
 		folio_unlock(folio);
 		folio_put(folio);
 		return NULL;

@@ -12,9 +12,11 @@ struct cxlt_region;
 /**
  * enum cxlt_move_result - what became of one requested move
  * @CXLT_MV_MOVED: the page is on the target tier now
- * @CXLT_MV_THERE: it already was (the kernel moved it); nothing copied
- * @CXLT_MV_GONE: nothing to move: the page is not resident, is fenced, or has a
- *	PIN hint
+ * @CXLT_MV_THERE: it already was on that tier (a stale request, or the kernel
+ *	moved it meanwhile); nothing copied
+ * @CXLT_MV_GONE: nothing to move: the page is not resident, is fenced or being
+ *	poisoned (also when that happened during the copy: the copy is dropped), or
+ *	has a PIN hint; or the target was fenced during the copy
  * @CXLT_MV_BUSY: the folio was locked or referenced by someone else for a moment
  *	(a fault, the kernel's own migration, a per-CPU LRU cache); try again later
  * @CXLT_MV_PINNED: get_user_pages() holds the page (O_DIRECT, io_uring fixed

@@ -39,15 +39,18 @@
  * Not VM_FAULT_OOM: since Linux 5.16 that makes the #PF handler retry the fault
  * forever rather than kill anything.  Nothing is logged above debug level: a user
  * can cause this at will.  A page the kernel moves (->migrate_folio) moves its
- * charge with it, without a limit check: the kernel has no other place for it.
+ * charge with it, within the limits unless the kernel must move it (its tier is
+ * being removed, or a long-term pin): see cxlt_region_migrate_folio().
  *
  * Folios are charged to the region creator's memory cgroup (filemap_add_folio()
  * with that cgroup active), and page-table chunks are __GFP_ACCOUNT, so both count
  * against that cgroup's memory.max whoever touches them.
  *
- * A fault waits for a folio that another fault or a migrator has locked, and it
- * waits killably: a fatal signal ends the wait (the fault is retried, and the task
- * dies) instead of leaving the task in D state behind a stalled holder.
+ * A fault that finds a folio locked by another fault or a migrator does not sleep
+ * on it with the mmap or VMA lock held: it drops that lock, waits for the folio
+ * (killably: a fatal signal ends the wait instead of leaving the task in D state
+ * behind a stalled holder) and has the fault retried, as the page cache's own
+ * faults do (cxlt_fault_lock()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -186,6 +189,16 @@ int cxlt_region_inode_alloc(struct cxlt_region *r)
 	inode->i_op = &cxlt_region_iops;
 	inode->i_mapping->a_ops = &cxlt_region_aops;
 	mapping_set_unevictable(inode->i_mapping);
+	/*
+	 * The page cache never allocates for this mapping (the fault handler and the
+	 * migrator do, with their own flags), so its gfp mask only tells the kernel
+	 * whether a mapping of it may be moved between nodes on a process's request:
+	 * vma_migratable() says no for a mapping that allocates below policy_zone.
+	 * move_pages(2), mbind(MPOL_MF_MOVE) and NUMA balancing then leave region
+	 * pages to the module's placement; the kernel's own moves (compaction, memory
+	 * offline, long-term pinning) still reach ->migrate_folio.
+	 */
+	mapping_set_gfp_mask(inode->i_mapping, GFP_USER | __GFP_DMA);
 	i_size_write(inode, r->size);
 	r->inode = inode;
 	return 0;
@@ -577,11 +590,18 @@ void cxlt_region_table_free(struct cxlt_region *r)
 			if (cxlt_rp_state(rp) != CXLT_RP_PRESENT)
 				continue;
 			folio = filemap_lock_folio(mapping, c * CXLT_RP_PER_CHUNK + i);
-			if (WARN_ON_ONCE(IS_ERR(folio)))
+			if (IS_ERR(folio)) {
+				/* A fence took it while we waited: FENCED, uncharged. */
+				WARN_ON_ONCE(cxlt_rp_state(rp) == CXLT_RP_PRESENT);
 				continue;
-			cxlt_region_uncharge(r, cxlt_rp_node(rp), rp->bits & CXLT_RP_FAST);
-			cxlt_rp_update(rp, CXLT_RP_STATE_MASK,
-				       CXLT_RP_EMPTY << CXLT_RP_STATE_SHIFT);
+			}
+			/* Under the lock: the state and node describe this folio. */
+			if (cxlt_rp_state(rp) == CXLT_RP_PRESENT) {
+				cxlt_region_uncharge(r, cxlt_rp_node(rp),
+						     READ_ONCE(rp->bits) & CXLT_RP_FAST);
+				cxlt_rp_update(rp, CXLT_RP_STATE_MASK,
+					       CXLT_RP_EMPTY << CXLT_RP_STATE_SHIFT);
+			}
 			folio_unlock(folio);
 			folio_put(folio);
 		}
@@ -613,10 +633,13 @@ struct cxlt_rpage *cxlt_region_entry(struct cxlt_region *r, unsigned long pgoff,
 	/* xa_store() publishes with release semantics: the chunk's zeroes are seen. */
 	chunk = xa_load(&r->chunks, c);
 	if (!chunk && alloc) {
+		/* __GFP_NORETRY: over the cgroup's limit fails, never its OOM killer. */
+		gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN;
+
 		old_memcg = set_active_memcg(r->memcg);
-		chunk = (struct cxlt_rpage *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
+		chunk = (struct cxlt_rpage *)get_zeroed_page(gfp);
 		if (chunk) {
-			old = xa_cmpxchg(&r->chunks, c, NULL, chunk, GFP_KERNEL_ACCOUNT);
+			old = xa_cmpxchg(&r->chunks, c, NULL, chunk, gfp);
 			if (old) {
 				free_page((unsigned long)chunk);
 				chunk = xa_is_err(old) ? NULL : old;
@@ -628,19 +651,35 @@ struct cxlt_rpage *cxlt_region_entry(struct cxlt_region *r, unsigned long pgoff,
 }
 
 /*
- * A fatal signal arrived while the fault waited for a folio.  Give the fault up
- * the way the mm expects (as folio_lock_or_retry() does): drop the mmap or VMA
- * lock and ask for a retry, which the arch fault handler turns into a return to
- * the dying task.  When the caller does not allow that, SIGBUS (a dying task).
+ * Lock a folio the fault found, the way folio_lock_or_retry() does: never sleep
+ * on it with the mmap or VMA lock held when the caller allows a retry (a migrator
+ * holding a run of folio locks allocates memory, which may wait for that mmap
+ * lock's holders); then drop the lock, wait for the folio (killably when the fault
+ * is), and ask for a retry.  FAULT_FLAG_RETRY_NOWAIT: a retry at once, without
+ * dropping the lock or waiting.  Where no retry is allowed (get_user_pages()
+ * without one), wait killably for the lock.  On VM_FAULT_RETRY or SIGBUS (a
+ * fatal signal) the folio's reference is dropped.
  */
-static vm_fault_t cxlt_fault_killed(struct vm_fault *vmf)
+static vm_fault_t cxlt_fault_lock(struct vm_fault *vmf, struct folio *folio)
 {
-	if ((vmf->flags & FAULT_FLAG_ALLOW_RETRY) &&
-	    !(vmf->flags & FAULT_FLAG_RETRY_NOWAIT)) {
-		release_fault_lock(vmf);
+	if (folio_trylock(folio))
+		return 0;
+	if (vmf->flags & FAULT_FLAG_ALLOW_RETRY) {
+		if (!(vmf->flags & FAULT_FLAG_RETRY_NOWAIT)) {
+			release_fault_lock(vmf);
+			if (vmf->flags & FAULT_FLAG_KILLABLE)
+				folio_wait_locked_killable(folio);
+			else
+				folio_wait_locked(folio);
+		}
+		folio_put(folio);
 		return VM_FAULT_RETRY;
 	}
-	return VM_FAULT_SIGBUS;
+	if (__folio_lock_killable(folio)) {
+		folio_put(folio);
+		return VM_FAULT_SIGBUS;
+	}
+	return 0;
 }
 
 /* First touch of @pgoff: place, zero and insert a folio; returns it locked. */
@@ -687,6 +726,7 @@ static vm_fault_t cxlt_region_fault(struct vm_fault *vmf)
 	struct address_space *mapping = r->inode->i_mapping;
 	struct cxlt_rpage *rp;
 	struct folio *folio;
+	vm_fault_t ret;
 
 	/* mmap() checked the range and VM_DONTEXPAND keeps it so; be careful anyway. */
 	if (WARN_ON_ONCE(vmf->pgoff >= r->nr_pages))
@@ -714,10 +754,9 @@ static vm_fault_t cxlt_region_fault(struct vm_fault *vmf)
 		}
 		lock_map_acquire(&cxlt_page_lockdep_map);
 		lock_map_release(&cxlt_page_lockdep_map);
-		if (!folio_trylock(folio) && __folio_lock_killable(folio)) {
-			folio_put(folio);
-			return cxlt_fault_killed(vmf);
-		}
+		ret = cxlt_fault_lock(vmf, folio);
+		if (ret)
+			return ret;
 		/* A migrator replaced it (or region free took it) while we waited. */
 		if (folio->mapping == mapping)
 			break;
@@ -899,10 +938,49 @@ void cxlt_region_fence_entry(struct cxlt_region *r, struct cxlt_rpage *rp)
 /* --- address_space operations --------------------------------------------------------- */
 
 /*
+ * Must the kernel move @src to @dst, whatever the region's limits say?  Yes when
+ * its memory is going: a tier being removed (its node is no longer one that pages
+ * may go to), or a FOLL_LONGTERM pin, which moves a folio out of ZONE_MOVABLE
+ * (tier memory) before pinning it and fails the pin if it cannot.
+ */
+static bool cxlt_must_move(struct folio *src, struct folio *dst)
+{
+	int from = folio_nid(src);
+	nodemask_t tiers;
+
+	if (folio_is_zone_movable(src) && !folio_is_zone_movable(dst))
+		return true;
+	if (cxlt_node_is_fast(from))
+		return false;
+	cxlt_tier_nodes(&tiers);
+	return !node_isset(from, tiers);
+}
+
+/* May a page of @r go to @nid, by its policy and allowed nodes? */
+static bool cxlt_region_allows(struct cxlt_region *r, int nid)
+{
+	nodemask_t allowed, slow;
+	u32 policy = cxlt_region_allowed(r, &allowed);
+
+	if (cxlt_node_is_fast(nid))
+		return policy != CXLTIER_POLICY_SLOW_ONLY && node_isset(nid, allowed);
+	if (policy == CXLTIER_POLICY_PINNED_FAST)
+		return false;
+	cxlt_region_slow_nodes(&allowed, &slow);
+	return node_isset(nid, slow);
+}
+
+/*
  * The kernel moves a region folio: compaction, offlining a tier's memory, a
- * FOLL_LONGTERM pin of a folio in ZONE_MOVABLE (which moves it to DRAM), mbind().
- * The charge moves with it, the entry follows, and the move counts in the region's
- * statistics like the daemon's.  Called with both folios locked.
+ * FOLL_LONGTERM pin of a folio in ZONE_MOVABLE (which moves it to DRAM), and
+ * movers by physical address (DAMON's migrate_hot/cold, soft offline).
+ * Processes cannot ask for it (see cxlt_region_inode_alloc()).  The charge moves
+ * with the page and the entry follows; the move counts in the region's
+ * statistics like the daemon's.  Refused (-EBUSY, the page stays) when the source
+ * or the target is on failed memory or the source is being poisoned, and, unless
+ * the kernel must move it (cxlt_must_move()), when the target node is one the
+ * region's policy does not allow or has no room in the module's limits (DRAM
+ * budget, per-user share).  Called with both folios locked.
  */
 static int cxlt_region_migrate_folio(struct address_space *mapping, struct folio *dst,
 				     struct folio *src, enum migrate_mode mode)
@@ -910,15 +988,20 @@ static int cxlt_region_migrate_folio(struct address_space *mapping, struct folio
 	struct cxlt_region *r = mapping->host->i_private;
 	struct cxlt_rpage *rp = cxlt_region_entry(r, src->index, false);
 	int from = folio_nid(src), to = folio_nid(dst), rc;
-	bool was_fast, fast = cxlt_node_is_fast(to);
+	bool was_fast, must, fast = cxlt_node_is_fast(to);
 
 	if (!rp || cxlt_rp_state(rp) != CXLT_RP_PRESENT)
 		return migrate_folio(mapping, dst, src, mode);
 	/* Its memory failed: a copy would read garbage; the fence poisons it. */
-	if (cxlt_pfn_fenced(folio_pfn(src)))
+	if (folio_test_hwpoison(src) || cxlt_pfn_fenced(folio_pfn(src)) ||
+	    cxlt_pfn_fenced(folio_pfn(dst)))
+		return -EBUSY;
+	must = to == from || cxlt_must_move(src, dst);
+	if (!must && !cxlt_region_allows(r, to))
 		return -EBUSY;
 	was_fast = READ_ONCE(rp->bits) & CXLT_RP_FAST;
-	cxlt_charge(r, to, fast, true);
+	if (!cxlt_charge(r, to, fast, must))
+		return -EBUSY;
 	rc = migrate_folio(mapping, dst, src, mode);
 	if (rc != MIGRATEPAGE_SUCCESS) {
 		cxlt_region_uncharge(r, to, fast);

@@ -12,6 +12,7 @@
  */
 #include <fcntl.h>
 #include <glob.h>
+#include <numaif.h>
 #include <linux/io_uring.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -111,6 +112,55 @@ static int where(int fd, unsigned long first, unsigned long n, struct where *w)
 	}
 	free(nodes);
 	return rc < 0 ? rc : 0;
+}
+
+/*
+ * The kernel's own answer for where pages of a mapping are: move_pages(2) in query
+ * mode, after a read of each page (the daemon unmaps pages to sample them, and an
+ * unmapped page has no answer).  Counts like where(); a page the kernel could not
+ * place after a few tries counts as none.
+ */
+static int kernel_where(const char *p, unsigned long first, unsigned long n,
+			struct where *w)
+{
+	void **pages = calloc(n, sizeof(*pages));
+	int *status = calloc(n, sizeof(*status));
+	volatile char sink;
+	unsigned long i;
+	int rc = 0, t;
+
+	memset(w, 0, sizeof(*w));
+	if (!pages || !status) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		pages[i] = (void *)(p + (first + i) * PAGE);
+	for (t = 0; t < 5; t++) {
+		for (i = 0; i < n; i++)
+			sink = *(volatile const char *)pages[i];
+		(void)sink;
+		if (move_pages(0, n, pages, NULL, status, 0)) {
+			rc = -errno;
+			goto out;
+		}
+		for (i = 0; i < n && status[i] >= 0; i++)
+			;
+		if (i == n)
+			break;
+	}
+	for (i = 0; i < n; i++) {
+		if (status[i] < 0)
+			w->none++;
+		else if (is_tier_node(status[i]))
+			w->slow++;
+		else
+			w->fast++;
+	}
+out:
+	free(pages);
+	free(status);
+	return rc;
 }
 
 /* One u64 per word: generation, page and word mixed, so a stale or moved page shows. */
@@ -322,6 +372,171 @@ TEST_F_TIMEOUT(mig, hints, 200)
 		ASSERT_EQ(0, where(self->fd, half, half, &cold));
 	} while (cold.fast < (int)half && now_s() - t0 < 60);
 	EXPECT_EQ(half, cold.fast);
+	for (i = 0; i < pages; i++)
+		ASSERT_TRUE(check(self->p, i, 1)) TH_LOG("page %lu changed", i);
+}
+
+/*
+ * A managed region too large for the daemon (over twice the host's memory, never
+ * touched) next to a normal one: the normal one is still managed.  The big one is
+ * left out of the policy's layout, and the layout stays put from period to period
+ * (it once changed every period, which threw the policy's state away before it
+ * could rank anything: hints still worked, heat never did).  The workload is
+ * hot_up_cold_down's; where the hot pages went is the kernel's answer
+ * (move_pages(2)) as well as ours.
+ */
+TEST_F_TIMEOUT(mig, oversize_region_next_to_normal, 300)
+{
+	const unsigned long pages = 16 * MB / PAGE, hot0 = 2048, nhot = 512;
+	unsigned long long ram_kb = 0;
+	char big[CXLTIER_NAME_MAX];
+	struct where hot, khot;
+	volatile char sink;
+	char line[256];
+	uint64_t big_len, p0;
+	unsigned long i;
+	double t0, t;
+	FILE *f;
+
+	if (!nr_tiers)
+		SKIP(return, "no CXL tier registered");
+	f = fopen("/proc/meminfo", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &ram_kb) == 1)
+			break;
+	fclose(f);
+	ASSERT_NE(0, ram_kb);
+	/* Twice the host's memory and 64 MiB more, in whole MiB. */
+	big_len = (2 * ram_kb * 1024 + 64 * MB) & ~(MB - 1);
+	snprintf(big, sizeof(big), "mig.big.%d", getpid());
+	ASSERT_EQ(0, rg_create(self->dev, big, big_len, CXLTIER_POLICY_FAST_FIRST, -1, NULL));
+
+	ASSERT_EQ(0, write_u64(PARAM "fast_budget_mb", 4));
+	ASSERT_EQ(0, write_u64(DAEMON "sample_mb", 4));
+	ASSERT_EQ(0, mig_region(self, pages * PAGE));
+	for (i = 0; i < pages; i++)
+		self->p[i * PAGE] = 1;
+	ASSERT_EQ(0, where(self->fd, hot0, nhot, &hot));
+	ASSERT_EQ(nhot, hot.slow) TH_LOG("the hot set should start on CXL");
+	p0 = read_u64(DAEMON "stats/periods");
+	t0 = now_s();
+	do {
+		for (i = 0; i < nhot; i++)
+			sink = self->p[(hot0 + i) * PAGE];
+		(void)sink;
+		sleep_ms(20);
+		ASSERT_EQ(0, where(self->fd, hot0, nhot, &hot));
+		t = now_s() - t0;
+	} while (hot.fast < (int)nhot * 9 / 10 && t < 120);
+	ASSERT_EQ(0, kernel_where(self->p, hot0, nhot, &khot));
+	ksft_print_msg("next to a %llu MiB region: hot pages in DRAM %d/%lu (kernel: %d) after %.1f s, %llu periods\n",
+		       (unsigned long long)(big_len / MB), hot.fast, nhot, khot.fast, t,
+		       (unsigned long long)(read_u64(DAEMON "stats/periods") - p0));
+	EXPECT_GE(hot.fast, (int)nhot * 9 / 10);
+	EXPECT_GE(khot.fast, (int)nhot * 9 / 10);
+	for (i = 0; i < pages; i++)
+		ASSERT_EQ(1, self->p[i * PAGE]) TH_LOG("page %lu lost its data", i);
+	EXPECT_EQ(0, rg_destroy(self->dev, big));
+}
+
+/* move_pages(2) of [@p, @p + @n pages) to @node: 0 when every status is @want. */
+static int move_all(char *p, unsigned long n, int node, int want)
+{
+	void *pages[64];
+	int nodes[64] = { }, status[64];
+	unsigned long i;
+
+	if (n > 64)
+		return -E2BIG;
+	for (i = 0; i < n; i++) {
+		pages[i] = p + i * PAGE;
+		nodes[i] = node;
+		status[i] = 1;
+	}
+	if (move_pages(0, n, pages, nodes, status, MPOL_MF_MOVE) < 0)
+		return -errno;
+	for (i = 0; i < n; i++)
+		if (status[i] != want)
+			return status[i] < 0 ? status[i] : 1000 + status[i];
+	return 0;
+}
+
+struct sharer {
+	const char *name;
+	unsigned long n;
+	int node;
+};
+
+/* In a child, as user nobody: map the region read-only and ask to move it. */
+static int sharer_moves(void *arg)
+{
+	const struct sharer *sh = arg;
+	int dev, fd, rc;
+	char *q;
+
+	if (cxlt_drop_to_nobody())
+		return 100;
+	dev = dev_open();
+	if (dev < 0)
+		return 101;
+	fd = rg_open(dev, sh->name, 0, CXLTIER_OPEN_READ);
+	if (fd < 0)
+		return 102;
+	q = mmap(NULL, sh->n * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	if (q == MAP_FAILED)
+		return 103;
+	rc = move_all(q, sh->n, sh->node, -EFAULT);
+	return rc ? 104 : 0;
+}
+
+/*
+ * Where a region's pages live is the module's call: move_pages(2) and
+ * mbind(MPOL_MF_MOVE) on a region mapping move nothing, for the owner and for a
+ * read-only sharer (whose own pages need no CAP_SYS_NICE to move), so nobody goes
+ * past the region's policy or the DRAM budget that way.  The kernel confirms the
+ * pages stayed (move_pages(2) query), and the data is intact.
+ */
+TEST_F_TIMEOUT(mig, move_pages_refused, 60)
+{
+	const unsigned long pages = 64;
+	unsigned long mask[16] = { };
+	struct sharer sh = { .name = self->name, .n = pages };
+	struct where w, kw;
+	unsigned long i;
+	int rc;
+
+	if (!nr_tiers)
+		SKIP(return, "no CXL tier registered");
+	ASSERT_EQ(0, write_u64(DAEMON "enable", 0));
+	ASSERT_EQ(0, rg_create(self->dev, self->name, pages * PAGE, CXLTIER_POLICY_FAST_FIRST,
+			       0644, NULL));
+	self->len = pages * PAGE;
+	self->fd = rg_open(self->dev, self->name, 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
+	ASSERT_LE(0, self->fd);
+	self->p = mmap(NULL, self->len, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, self->p);
+	for (i = 0; i < pages; i++)
+		fill(self->p, i, 1);
+	ASSERT_EQ(0, kernel_where(self->p, 0, pages, &kw));
+	ASSERT_EQ(pages, kw.fast) TH_LOG("a fresh region with room starts in DRAM");
+
+	/* The owner, to a CXL node: every page's status is EFAULT. */
+	EXPECT_EQ(0, move_all(self->p, pages, tier_nodes[0], -EFAULT));
+	/* mbind(): STRICT says it could not; without, it moves nothing. */
+	mask[tier_nodes[0] / 64] |= 1UL << (tier_nodes[0] % 64);
+	rc = mbind(self->p, self->len, MPOL_BIND, mask, 1024, MPOL_MF_MOVE | MPOL_MF_STRICT);
+	EXPECT_EQ(-1, rc);
+	EXPECT_EQ(EIO, errno);
+	EXPECT_EQ(0, mbind(self->p, self->len, MPOL_BIND, mask, 1024, MPOL_MF_MOVE));
+	/* A read-only sharer, as user nobody. */
+	sh.node = tier_nodes[0];
+	EXPECT_EQ(0, cxlt_in_child(sharer_moves, &sh));
+
+	ASSERT_EQ(0, kernel_where(self->p, 0, pages, &kw));
+	ASSERT_EQ(0, where(self->fd, 0, pages, &w));
+	EXPECT_EQ(pages, kw.fast);
+	EXPECT_EQ(pages, w.fast);
 	for (i = 0; i < pages; i++)
 		ASSERT_TRUE(check(self->p, i, 1)) TH_LOG("page %lu changed", i);
 }
