@@ -17,8 +17,10 @@
  *    no memory_failure() for them.  cxltier attaches probes to those tracepoints;
  *    each poisoned range (and each media record flagged uncorrectable) is
  *    translated to host addresses from the tier's interleave (CXL modulo
- *    arithmetic, each target's decoder base cached when the tier was added) and
- *    its pages go through memory_failure(): a region page is fenced
+ *    arithmetic, each target's decoder base cached when the tier was added), one
+ *    interleave granule at a time and never past the blade's part of the region,
+ *    and its pages (those of a tier on that blade only) go through
+ *    memory_failure(): a region page is fenced
  *    (cxlt_region_error_remove_folio()), any other page gets the kernel's
  *    hwpoison treatment.  Once poison_fence_blade pages of one blade are poisoned,
  *    the whole blade is fenced.
@@ -230,19 +232,59 @@ static bool cxlt_recent_uncorrectable(const char *blade)
 	return recent;
 }
 
-/* Poison the pages of [@pa, @pa + @len); returns how many were not poisoned yet. */
-static u64 cxlt_poison_range(u64 pa, u64 len)
+/*
+ * Poison the pages of [@pa, @pa + @len), host addresses that a tier with memory on
+ * @blade covers (never other System RAM, whatever a device reported); returns how
+ * many were not poisoned yet.
+ */
+static u64 cxlt_poison_range(const char *blade, u64 pa, u64 len)
 {
 	unsigned long pfn, end = PHYS_PFN(pa + max_t(u64, len, 1) - 1);
+	struct cxlt_blade_name names[CXLT_MAX_WAYS];
 	struct page *page;
 	u64 n = 0;
+	int k, nb;
 
 	for (pfn = PHYS_PFN(pa); pfn <= end; pfn++) {
+		nb = cxlt_pfn_blades(pfn, names, CXLT_MAX_WAYS);
+		for (k = 0; k < nb && strcmp(names[k].name, blade); k++)
+			;
+		if (k == nb)
+			continue;
 		page = pfn_to_online_page(pfn);
 		if (!page || PageHWPoison(page))
 			continue;
 		if (!memory_failure(pfn, 0))
 			n++;
+	}
+	return n;
+}
+
+/*
+ * Poison a range of device addresses of @blade in @region.  Consecutive device
+ * addresses are consecutive host addresses only within one interleave granule; the
+ * next granule of the blade is ways granules further on the host.  So each granule
+ * is translated on its own, and the range stops at the end of the blade's part of
+ * the region (a device's length is not trusted).  *@first is the host address of
+ * the first byte, U64_MAX if none translates.
+ */
+static u64 cxlt_poison_dpa(const struct cxlt_fail *f, u64 *first)
+{
+	u64 dpa = f->dpa, left = f->len ?: 1, gran, chunk, pa, n = 0;
+
+	*first = U64_MAX;
+	if (cxlt_tier_granularity(f->region, &gran))
+		return 0;
+	while (left) {
+		if (cxlt_tier_dpa_to_phys(f->region, f->blade, dpa, &pa))
+			break;
+		if (*first == U64_MAX)
+			*first = pa;
+		chunk = min(left, gran - dpa % gran);
+		n += cxlt_poison_range(f->blade, pa, chunk);
+		dpa += chunk;
+		left -= chunk;
+		cond_resched();
 	}
 	return n;
 }
@@ -264,12 +306,11 @@ static void cxlt_fail_one(const struct cxlt_fail *f)
 				rc);
 		return;
 	}
-	if (pa == U64_MAX && *f->region &&
-	    cxlt_tier_dpa_to_phys(f->region, f->blade, f->dpa, &pa))
-		pa = U64_MAX;
-	ev.offset = pa;
 	if (pa != U64_MAX)
-		n = cxlt_poison_range(pa, f->len);
+		n = cxlt_poison_range(f->blade, pa, f->len);
+	else if (*f->region)
+		n = cxlt_poison_dpa(f, &pa);
+	ev.offset = pa;
 	h = cxlt_health_find(f->blade, true);
 	if (h && n)
 		atomic64_add(n, &h->poisoned);

@@ -14,9 +14,12 @@
  *  2. Region pages.  Every resident slow page of every global region whose frame
  *     is fenced is fenced under its folio lock: the entry becomes FENCED, the folio
  *     HWPoison (never handed out again; memory offline skips it), it is unmapped
- *     from every process and dropped from the page cache, its charge goes.  A later
- *     access faults with VM_FAULT_HWPOISON: SIGBUS, BUS_MCEERR_AR, at that address.
- *     A page a migrator moved off before the barrier is on a healthy node, intact.
+ *     from every process and dropped from the page cache (one that someone else
+ *     still holds, a pipe say, stays there poisoned until they let go), its charge
+ *     goes.  A later access faults with VM_FAULT_HWPOISON: SIGBUS, BUS_MCEERR_AR,
+ *     at that address.  A page a migrator moved off before the barrier is on a
+ *     healthy node, intact; one it was copying when the barrier came is left here
+ *     (migrate.c checks again after the copy).
  *  3. System RAM in use.  Every other page of the fenced positions that is in use
  *     (numactl users, demoted pages, page cache) goes through the kernel's own
  *     memory_failure(): its mappings become hwpoison entries (SIGBUS on access),
@@ -26,8 +29,10 @@
  *     work item (it waits for tier operations, which a CXL bus notifier must
  *     not).  Pages poisoned in 2 and 3 are skipped by offlining; pages on healthy
  *     positions of an interleaved tier are migrated to other nodes.  If
- *     offlining fails (a page that cannot move), the free pages of the failed
- *     positions go through memory_failure() instead.
+ *     offlining fails (a page that cannot move within offline_timeout_s, or a
+ *     poisoned page still held: see tier.c), the free pages of the failed
+ *     positions go through memory_failure() instead, and "tier remove" takes
+ *     the memory offline later.
  *
  * A fenced blade stays fenced until it is restored (drain.c), which needs every
  * tier with memory on it removed first.

@@ -7,7 +7,14 @@
  * group, claim the range, add it as driver-managed System RAM, set the node's memory
  * type, then online every memory block movable (memblock.c).  Removal is
  * offline_and_remove_memory(), which migrates what it can and, when some page cannot
- * move, puts every block back online and fails: nothing is lost either way.
+ * move, puts every block back online and fails: nothing is lost either way.  The
+ * kernel retries a page that cannot move (held by a pipe, say) until the task has a
+ * signal pending, forever for a kernel worker; so removal runs in a thread of its
+ * own that is stopped with a signal after offline_timeout_s seconds, or when the
+ * caller is interrupted (cxlt_offline_bounded()), and fails with EBUSY or EINTR.
+ * Nor is the memory removed while a poisoned page of it (a fenced one) is still
+ * referenced: offlining skips poisoned pages, and the holder's last put would
+ * then touch the removed memory map.
  *
  * The abstract distance comes, in order of preference, from the operator (adistance=
  * on registration), from the region's own performance (its access coordinates, which
@@ -26,14 +33,20 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cleanup.h>
+#include <linux/completion.h>
 #include <linux/ioport.h>
+#include <linux/kthread.h>
 #include <linux/memory.h>
 #include <linux/memory-tiers.h>
 #include <linux/memory_hotplug.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/node.h>
 #include <linux/numa.h>
 #include <linux/math64.h>
+#include <linux/page-flags.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
@@ -394,16 +407,95 @@ static int cxlt_tier_check(const char *name, const struct cxlt_cxl_region_info *
 	return 0;
 }
 
+static unsigned int offline_timeout_s = 60;
+module_param(offline_timeout_s, uint, 0644);
+MODULE_PARM_DESC(offline_timeout_s,
+		 "Longest a tier's memory may take to go offline (its pages moved off) before removal, drain or a fence's offline step gives up with EBUSY, in seconds (default 60; 0 counts as 1)");
+
+struct cxlt_offline {
+	u64 start;
+	u64 size;
+	int rc;
+	struct completion done;
+};
+
+static int cxlt_offline_fn(void *data)
+{
+	struct cxlt_offline *o = data;
+
+	/* offline_pages() gives up when a signal is pending: let ours in. */
+	allow_signal(SIGKILL);
+	o->rc = offline_and_remove_memory(o->start, o->size);
+	complete(&o->done);
+	return 0;
+}
+
+/*
+ * offline_and_remove_memory() in a thread of its own, stopped with SIGKILL after
+ * offline_timeout_s or when the caller gets a signal (it never gets one in a
+ * worker).  The memory is then back online, as after any failed offline.
+ * Return: 0; -EBUSY out of time; -EINTR the caller was interrupted; or the
+ * error of offline_and_remove_memory().
+ */
+static int cxlt_offline_bounded(u64 start, u64 size)
+{
+	unsigned long timeout = msecs_to_jiffies(max(READ_ONCE(offline_timeout_s), 1U) * 1000UL);
+	struct cxlt_offline o = { .start = start, .size = size };
+	struct task_struct *t;
+	long left;
+
+	init_completion(&o.done);
+	t = kthread_create(cxlt_offline_fn, &o, "cxlt_offline");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	get_task_struct(t);
+	wake_up_process(t);
+	left = wait_for_completion_interruptible_timeout(&o.done, timeout);
+	if (left <= 0) {
+		send_sig(SIGKILL, t, 1);
+		wait_for_completion(&o.done);
+		/* It may have finished (or failed otherwise) just before the signal. */
+		if (o.rc == -EINTR && !left)
+			o.rc = -EBUSY;
+	}
+	put_task_struct(t);
+	return o.rc;
+}
+
+/*
+ * Is a poisoned page of the range still referenced by someone (a pipe, a pin, a
+ * lookup) beyond memory_failure()'s own reference?  Offlining would skip it and
+ * remove its memory map under the holder.
+ */
+static bool cxlt_poison_held(u64 start, u64 size)
+{
+	unsigned long pfn, end = PHYS_PFN(start + size);
+	struct page *page;
+
+	for (pfn = PHYS_PFN(start); pfn < end; pfn++) {
+		if (!(pfn % 4096))
+			cond_resched();
+		page = pfn_to_online_page(pfn);
+		if (page && PageHWPoison(page) && (PageLRU(page) || page_count(page) > 1))
+			return true;
+	}
+	return false;
+}
+
 /*
  * Undo a registration from the memory add on.  Returns the error of the memory
- * removal: when that fails the range stays added, like kmem's failed hot-remove, and
- * the caller keeps the tier so that removal can be retried.
+ * removal (-EBUSY also while a poisoned page of it is held, or when the pages took
+ * longer than offline_timeout_s to move): when that fails the range stays added,
+ * like kmem's failed hot-remove, and the caller keeps the tier so that removal can
+ * be retried.
  */
 static int cxlt_tier_unplug(struct cxlt_tier *tier)
 {
 	int rc;
 
-	rc = offline_and_remove_memory(tier->start, tier->size);
+	if (cxlt_poison_held(tier->start, tier->size))
+		return -EBUSY;
+	rc = cxlt_offline_bounded(tier->start, tier->size);
 	if (rc)
 		return rc;
 	remove_resource(tier->res);
@@ -599,12 +691,13 @@ int cxlt_tier_add(const char *name, int adist)
  * @name: the CXL region's name
  *
  * The kernel migrates the tier's pages to other nodes first.  When a page cannot be
- * moved, every block goes back online and the tier stays as it was.
+ * moved within offline_timeout_s, every block goes back online and the tier stays
+ * as it was.
  *
  * Context: process context; takes cxlt_tiers.lock; sleeps while pages migrate.  A
  * signal interrupts the migration (-EINTR, nothing removed).
- * Return: 0; -ENOENT when @name is not a tier; -EBUSY when pages could not be moved;
- * -EINTR when interrupted.
+ * Return: 0; -ENOENT when @name is not a tier; -EBUSY when pages could not be moved
+ * in time, or a poisoned page of it is still held; -EINTR when interrupted.
  */
 int cxlt_tier_remove(const char *name)
 {
@@ -649,9 +742,10 @@ int cxlt_tier_remove(const char *name)
  * pages of the failed part are gone with the memory.  "tier remove" later only
  * unlists the tier.
  *
- * Context: process context; takes cxlt_tiers.lock; sleeps while pages migrate.
+ * Context: process context; takes cxlt_tiers.lock; sleeps while pages migrate, at
+ * most offline_timeout_s.
  * Return: 0 (also when it was offline already, or is no tier any more); or the
- * error of offline_and_remove_memory(), with the memory still online.
+ * error of cxlt_tier_unplug(), with the memory still online.
  */
 int cxlt_tier_take_offline(const char *name)
 {
@@ -739,6 +833,31 @@ int cxlt_tier_dpa_to_phys(const char *region, const char *blade, u64 dpa, u64 *p
 			}
 			break;
 		}
+		break;
+	}
+	spin_unlock(&cxlt_tiers.lookup_lock);
+	return rc;
+}
+
+/**
+ * cxlt_tier_granularity() - a tier's interleave granularity
+ * @region: the CXL region's name
+ * @gran: filled with the granularity in bytes (the tier's size for one way)
+ *
+ * Context: any; takes a spinlock.
+ * Return: 0; -ENOENT when @region is no tier.
+ */
+int cxlt_tier_granularity(const char *region, u64 *gran)
+{
+	struct cxlt_tier *tier;
+	int rc = -ENOENT;
+
+	spin_lock(&cxlt_tiers.lookup_lock);
+	list_for_each_entry(tier, &cxlt_tiers.list, node) {
+		if (strcmp(dev_name(tier->region), region))
+			continue;
+		*gran = tier->ways > 1 && tier->granularity ? tier->granularity : tier->size;
+		rc = 0;
 		break;
 	}
 	spin_unlock(&cxlt_tiers.lookup_lock);

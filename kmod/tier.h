@@ -58,6 +58,7 @@ bool cxlt_ileave_hits(u64 start, u32 ways, u32 granularity, unsigned long pos, u
 bool cxlt_pfn_fenced(unsigned long pfn);
 int cxlt_tier_take_offline(const char *name);
 int cxlt_tier_dpa_to_phys(const char *region, const char *blade, u64 dpa, u64 *pa);
+int cxlt_tier_granularity(const char *region, u64 *gran);
 bool cxlt_tier_has_blade(const char *blade);
 ssize_t cxlt_tiers_of_blade_show(const char *blade, char *buf);
 int cxlt_node_fenced_blade(int nid, char *blade, size_t len);

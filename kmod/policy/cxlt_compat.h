@@ -5,7 +5,10 @@
  * The policy core is compiled unchanged into the kernel module and into host
  * programs (unit tests, simulator).  This header is the only place that knows
  * the difference: it provides the kernel's fixed-size integer types, bool,
- * size_t and the errno values, and nothing else.
+ * size_t and the errno values, and cxlt_yield(): in the kernel a loop over every
+ * page (up to twice the host's memory) lets other work run now and then
+ * (cond_resched(); the daemon's thread calls the core in process context), in a
+ * host program it does nothing.
  */
 #ifndef CXLT_COMPAT_H
 #define CXLT_COMPAT_H
@@ -14,7 +17,10 @@
 #include <linux/types.h>
 #include <linux/stddef.h>
 #include <linux/errno.h>
+#include <linux/sched.h>
+#define cxlt_yield()	cond_resched()
 #else
+#define cxlt_yield()	do { } while (0)
 #include <stddef.h>
 #include <errno.h>
 #ifndef __cplusplus

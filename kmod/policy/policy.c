@@ -92,6 +92,8 @@
  * pattern of access does not decide which of equal pages move.
  */
 #define CXLT_BLOCK		64
+/* Loops over every page let other work run once every 65536 pages. */
+#define CXLT_YIELD_MASK		0xffffu
 /* An idle run of k periods estimates the heat as full >> (k + this). */
 #define CXLT_FALL_EXTRA		2
 /* 1.0 in the 16.16 fixed point of the noise model. */
@@ -761,6 +763,8 @@ static void cxlt_age_pages(struct cxlt_policy *pol)
 		struct cxlt_page *pg = &pol->pages[i];
 		int run = pg->run;
 
+		if (!(i & CXLT_YIELD_MASK))
+			cxlt_yield();
 		if (pg->flags & CXLT_PF_TOUCHED) {
 			run = run > 0 ? run + (run < CXLT_RUN_MAX) : 1;
 		} else {
@@ -851,6 +855,8 @@ int cxlt_policy_end_period(struct cxlt_policy *pol)
 	for (i = 0; i < pol->npages; i++) {
 		struct cxlt_page *pg = &pol->pages[i];
 
+		if (!(i & CXLT_YIELD_MASK))
+			cxlt_yield();
 		heat = pg->heat;
 		tier = cxlt_page_tier(pg);
 		k = pg->run < 0 ? -pg->run : pg->run;
@@ -1199,6 +1205,8 @@ int cxlt_policy_select(struct cxlt_policy *pol, struct cxlt_policy_plan *plan)
 		u32 tier, hint;
 		bool settled, hint_ok;
 
+		if (!(n & CXLT_YIELD_MASK))
+			cxlt_yield();
 		if (n && i % CXLT_BLOCK == 0) {
 			blk += pol->stride;
 			if (blk >= pol->nblocks)
