@@ -445,6 +445,22 @@ static int child_memcg_create(void *arg)
 	return rg_create(dev, name, 8 * MB, CXLTIER_POLICY_FAST_FIRST, -1, NULL) ? 3 : 0;
 }
 
+/* A counter of the test cgroup's memory.events; -1 if unreadable. */
+static long cg_event(const char *name)
+{
+	char line[128], key[64];
+	long val, ret = -1;
+	FILE *f = fopen(CG "/memory.events", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld", key, &val) == 2 && !strcmp(key, name))
+			ret = val;
+	fclose(f);
+	return ret;
+}
+
 /*
  * A region's pages are charged to its creator's memory cgroup, whoever touches
  * them, and uncharged when the region is freed; the cgroup's memory.max holds.
@@ -491,6 +507,15 @@ TEST_F_TIMEOUT(access, memcg_charges_creator, TIMEOUT)
 	TH_LOG("%lu of 1024 more pages fit under memory.max", n);
 	EXPECT_GT(1024UL, n);
 	EXPECT_LE(128UL, n);
+	/*
+	 * At the limit, a page whose page-table chunk (2 MiB of region) does not exist
+	 * yet needs that chunk first: it too fails with SIGBUS, and neither it nor the
+	 * pages before invoked the cgroup's OOM killer (memory.events "oom" counts
+	 * every invocation, whether or not it finds a task to kill).
+	 */
+	if (n < 512)
+		EXPECT_EQ(0, touch_until_sigbus(p + 7 * MB, PAGE));
+	EXPECT_EQ(0, cg_event("oom"));
 
 	munmap(p, 8 * MB);
 	close(fd);

@@ -235,6 +235,21 @@ static void *race_writer(void *arg)
 	return NULL;
 }
 
+/* The module's accounting and the per-user charges (debugfs), one after the other. */
+static int race_acct(char *buf, size_t len)
+{
+	size_t n;
+	int rc = cxlt_read("/sys/kernel/debug/cxltier/accounting", buf, len);
+
+	if (rc)
+		return rc;
+	n = strlen(buf);
+	if (n + 2 >= len)
+		return -ENOSPC;
+	buf[n++] = '\n';
+	return cxlt_read("/sys/kernel/debug/cxltier/users", buf + n, len - n);
+}
+
 /*
  * Eight threads REPLACE the same fenced pages while two others write each page the
  * moment it is replaced and two more map and unmap the region (which makes a
@@ -242,14 +257,14 @@ static void *race_writer(void *arg)
  * while the page is still FENCED under its folio lock, so a live page that a fault
  * put in after another REPLACE is never dropped: every written page reads back, no
  * page is PRESENT without a folio (it would read as zeroes), each fenced page is
- * replaced exactly once, and the module's accounting is back where it was when the
- * region is gone.
+ * replaced exactly once, and the module's accounting and the owner's charges are
+ * back where they were when the region is gone.
  */
 TEST_F_TIMEOUT(fence, replace_races_faults, 300)
 {
 	const int rounds = cxlt_repeats(24);
 	pthread_t th[RACE_THREADS];
-	char name[CXLTIER_NAME_MAX], before[1024], after[1024];
+	char name[CXLTIER_NAME_MAX], before[2048], after[2048];
 	unsigned long i, k, victims, bad = 0;
 	struct race rc = { .fd = -1 };
 	unsigned long ver[RACE_PAGES] = { };	/* the round whose bytes a page holds */
@@ -257,7 +272,7 @@ TEST_F_TIMEOUT(fence, replace_races_faults, 300)
 	struct rstat st;
 	int r, t, rcode;
 
-	ASSERT_EQ(0, cxlt_read("/sys/kernel/debug/cxltier/accounting", before, sizeof(before)));
+	ASSERT_EQ(0, race_acct(before, sizeof(before)));
 	snprintf(name, sizeof(name), "fence.race.%d", getpid());
 	ASSERT_EQ(0, rg_create(self->dev, name, RACE_PAGES * PAGE, CXLTIER_POLICY_FAST_FIRST,
 			       -1, NULL));
@@ -338,8 +353,7 @@ out:
 	ASSERT_EQ(0, rg_destroy(self->dev, name));
 	/* The region's pages are uncharged when its last file goes: at once here. */
 	for (t = 0; t < 100 * cxlt_timeout_scale(); t++) {
-		ASSERT_EQ(0, cxlt_read("/sys/kernel/debug/cxltier/accounting", after,
-				       sizeof(after)));
+		ASSERT_EQ(0, race_acct(after, sizeof(after)));
 		if (!strcmp(before, after))
 			break;
 		usleep(50000);
@@ -698,6 +712,27 @@ TEST_F_TIMEOUT(fence, poison, 120)
 		ASSERT_TRUE(read_faults(self->p + i * PAGE)) TH_LOG("page %lu", i);
 }
 
+/* A blade whose state is "fenced": its name; 0 if none. */
+static int fenced_blade(char *blade, size_t len)
+{
+	char st[32];
+	glob_t g;
+	size_t i;
+	int found = 0;
+
+	if (glob(CXLT_SYSFS "/blades/*/state", 0, NULL, &g))
+		return 0;
+	for (i = 0; i < g.gl_pathc && !found; i++) {
+		if (cxlt_read(g.gl_pathv[i], st, sizeof(st)) || strcmp(st, "fenced"))
+			continue;
+		snprintf(blade, len, "%.*s", (int)(strrchr(g.gl_pathv[i], '/') - g.gl_pathv[i] -
+			 strlen(CXLT_SYSFS "/blades/")), g.gl_pathv[i] + strlen(CXLT_SYSFS "/blades/"));
+		found = 1;
+	}
+	globfree(&g);
+	return found;
+}
+
 /*
  * Drain a blade under a region on it: every page moves off (no SIGBUS, every page
  * verifies), the blade is out of service, progress counters add up; then restore.
@@ -707,11 +742,11 @@ TEST_F_TIMEOUT(fence, drain_and_restore, 300)
 {
 	const unsigned long n = 1024;
 	struct cxltier_event ev;
-	char blade[64], other[64], state[32];
+	char blade[64], other[64], state[32], *q;
 	int32_t *nodes;
 	unsigned long i;
 	uint64_t seq;
-	int node, onode;
+	int node, onode, fd;
 
 	if (!healthy_blade(blade, sizeof(blade), &node, NULL))
 		SKIP(return, "no healthy single-blade tier left");
@@ -746,10 +781,21 @@ TEST_F_TIMEOUT(fence, drain_and_restore, 300)
 	ASSERT_EQ(0, event_find(self->dev, seq, CXLTIER_EVENT_RESTORE, blade, &ev));
 	/* Its tier is back: pages may go there again. */
 	ASSERT_TRUE(healthy_blade(other, sizeof(other), &onode, NULL));
+	ASSERT_EQ(0, rg_create_on(self->dev, "fence.restored", 4 * PAGE, node));
+	fd = rg_open(self->dev, "fence.restored", 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
+	ASSERT_LE(0, fd);
+	q = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, q);
+	q[0] = 1;
+	ASSERT_EQ(1, rg_pages(fd, NULL, 0, 1, &onode));
+	EXPECT_EQ(node, onode) TH_LOG("a page of a slow-only region on the restored tier");
+	munmap(q, 4 * PAGE);
+	close(fd);
+	EXPECT_EQ(0, rg_destroy(self->dev, "fence.restored"));
 
-	/* A fenced blade has nothing to drain (the blade fence test fenced one). */
-	if (!strcmp(other, blade) && !healthy_blade(other, sizeof(other), &onode, blade))
-		return;
+	/* A fenced blade has nothing to drain (the blade test fenced one before). */
+	ASSERT_TRUE(fenced_blade(other, sizeof(other)));
+	EXPECT_EQ(-EIO, cxlt_write(CXLT_SYSFS "/blade_drain", other));
 }
 
 /*
