@@ -61,17 +61,7 @@ static int set_memlock(unsigned long bytes)
 /* A debugfs counter line "name value" of the accounting file; 0 when absent. */
 static long accounting(const char *name)
 {
-	char line[128], key[64];
-	long val, ret = 0;
-	FILE *f = fopen(ACCOUNTING, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %ld", key, &val) == 2 && !strcmp(key, name))
-			ret = val;
-	fclose(f);
-	return ret;
+	return cxlt_key_value(ACCOUNTING, name, 0);
 }
 
 /* Lines of the per-user charges file, without its header: users with regions. */
@@ -445,22 +435,6 @@ static int child_memcg_create(void *arg)
 	return rg_create(dev, name, 8 * MB, CXLTIER_POLICY_FAST_FIRST, -1, NULL) ? 3 : 0;
 }
 
-/* A counter of the test cgroup's memory.events; -1 if unreadable. */
-static long cg_event(const char *name)
-{
-	char line[128], key[64];
-	long val, ret = -1;
-	FILE *f = fopen(CG "/memory.events", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %ld", key, &val) == 2 && !strcmp(key, name))
-			ret = val;
-	fclose(f);
-	return ret;
-}
-
 /*
  * A region's pages are charged to its creator's memory cgroup, whoever touches
  * them, and uncharged when the region is freed; the cgroup's memory.max holds.
@@ -515,7 +489,7 @@ TEST_F_TIMEOUT(access, memcg_charges_creator, TIMEOUT)
 	 */
 	if (n < 512)
 		EXPECT_EQ(0, touch_until_sigbus(p + 7 * MB, PAGE));
-	EXPECT_EQ(0, cg_event("oom"));
+	EXPECT_EQ(0, cxlt_key_value(CG "/memory.events", "oom", -1));
 
 	munmap(p, 8 * MB);
 	close(fd);

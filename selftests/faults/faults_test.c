@@ -23,31 +23,6 @@
 #define DAEMON		CXLT_SYSFS "/daemon/"
 
 
-/* Run a shell command; its output's first line into @out (if not NULL). */
-static int sh(char *out, size_t len, const char *fmt, ...)
-{
-	char cmd[1024], line[512] = "";
-	va_list ap;
-	FILE *f;
-	int rc;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	if (!fgets(line, sizeof(line), f))
-		line[0] = 0;
-	while (fgetc(f) != EOF)
-		;
-	rc = pclose(f);
-	line[strcspn(line, "\n")] = 0;
-	if (out)
-		snprintf(out, len, "%s", line);
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
 static double now(void)
 {
 	struct timeval tv;
@@ -89,11 +64,11 @@ FIXTURE_SETUP(faults)
 	self->dev = dev_open();
 	if (self->dev < 0)
 		SKIP(return, DEV " is missing (cxltier.ko not loaded)");
-	if (sh(NULL, 0, "cxlt-qmp query-status"))
+	if (cxlt_sh(NULL, 0, "cxlt-qmp query-status"))
 		SKIP(return, "no QMP channel to the host (run under qemu/run)");
 	if (!healthy_blade(self->blade, sizeof(self->blade), &self->node, NULL))
 		SKIP(return, "no healthy single-blade tier left");
-	ASSERT_EQ(0, sh(self->qpath, sizeof(self->qpath), "cxlt-qmp --path-of %s",
+	ASSERT_EQ(0, cxlt_sh(self->qpath, sizeof(self->qpath), "cxlt-qmp --path-of %s",
 			self->blade));
 	snprintf(self->name, sizeof(self->name), "faults.%d", getpid());
 	self->n = 256;
@@ -147,7 +122,7 @@ TEST_F_TIMEOUT(faults, poison_list, 120)
 	dpa = dpa_of(healthy_tier, self->p + victim * PAGE);
 	ASSERT_NE(0, dpa);
 	seq = events_next(self->dev);
-	ASSERT_EQ(0, sh(NULL, 0,
+	ASSERT_EQ(0, cxlt_sh(NULL, 0,
 			"cxlt-qmp cxl-inject-poison '{\"path\": \"%s\", \"start\": %llu, \"length\": 64}'",
 			self->qpath, (unsigned long long)dpa + 256));
 	snprintf(path, sizeof(path), CXL_SYSFS "/%s/trigger_poison_list", self->blade);
@@ -207,7 +182,7 @@ TEST_F_TIMEOUT(faults, library_recovery, 300)
 			fclose(log);
 	}
 	EXPECT_LE(2, passes);
-	EXPECT_EQ(0, sh(NULL, 0, "cxltierctl blade fence --force %s", self->blade));
+	EXPECT_EQ(0, cxlt_sh(NULL, 0, "cxltierctl blade fence --force %s", self->blade));
 	ASSERT_EQ(pid, waitpid(pid, &t, 0));
 	log = fopen(out, "r");
 	ASSERT_NE(NULL, log);
@@ -221,7 +196,7 @@ TEST_F_TIMEOUT(faults, library_recovery, 300)
 	EXPECT_TRUE(WIFEXITED(t) && !WEXITSTATUS(t)) TH_LOG("job status %#x", t);
 	EXPECT_LT(0, lost);
 	EXPECT_EQ(1, verified);
-	EXPECT_EQ(0, sh(line, sizeof(line),
+	EXPECT_EQ(0, cxlt_sh(line, sizeof(line),
 			"cxltierctl events --json | grep -c '\\(\"fence\"\\|\"replace\"\\)'"));
 	EXPECT_LE(2, atoi(line)) TH_LOG("events: %s", line);
 }
@@ -354,7 +329,7 @@ TEST_F_TIMEOUT(faults, device_del, 120)
 	double t0 = now(), took;
 	int secs = 60 * cxlt_timeout_scale();
 
-	ASSERT_EQ(0, sh(NULL, 0, "cxlt-qmp device_del '{\"id\": \"%s\"}'", self->qpath));
+	ASSERT_EQ(0, cxlt_sh(NULL, 0, "cxlt-qmp device_del '{\"id\": \"%s\"}'", self->qpath));
 	took = wait_state(self->blade, "fenced", secs);
 	ASSERT_LE(0, took) TH_LOG("%s not fenced within %d s", self->blade, secs);
 	ASSERT_EQ(0, event_wait(self->dev, seq, CXLTIER_EVENT_FENCE, self->blade, &ev, 30));
@@ -379,8 +354,8 @@ TEST_F_TIMEOUT(faults, uncorrectable, 120)
 	uint64_t seq = events_next(self->dev);
 	double took;
 
-	ASSERT_EQ(0, sh(NULL, 0, "cxlt-aer-unmask %s", self->blade));
-	ASSERT_EQ(0, sh(NULL, 0,
+	ASSERT_EQ(0, cxlt_sh(NULL, 0, "cxlt-aer-unmask %s", self->blade));
+	ASSERT_EQ(0, cxlt_sh(NULL, 0,
 			"cxlt-qmp cxl-inject-uncorrectable-errors '{\"path\": \"%s\", \"errors\": [{\"type\": \"mem-data-ecc\", \"header\": []}]}'",
 			self->qpath));
 	took = wait_state(self->blade, "fenced", 60);

@@ -720,14 +720,12 @@ static int fenced_blade(char *blade, size_t len)
 	size_t i;
 	int found = 0;
 
-	if (glob(CXLT_SYSFS "/blades/*/state", 0, NULL, &g))
+	if (glob(CXLT_SYSFS "/blades/*", GLOB_ONLYDIR, NULL, &g))
 		return 0;
 	for (i = 0; i < g.gl_pathc && !found; i++) {
-		if (cxlt_read(g.gl_pathv[i], st, sizeof(st)) || strcmp(st, "fenced"))
-			continue;
-		snprintf(blade, len, "%.*s", (int)(strrchr(g.gl_pathv[i], '/') - g.gl_pathv[i] -
-			 strlen(CXLT_SYSFS "/blades/")), g.gl_pathv[i] + strlen(CXLT_SYSFS "/blades/"));
-		found = 1;
+		snprintf(blade, len, "%s", strrchr(g.gl_pathv[i], '/') + 1);
+		blade_state(blade, st, sizeof(st));
+		found = !strcmp(st, "fenced");
 	}
 	globfree(&g);
 	return found;

@@ -177,14 +177,10 @@ static inline void fill(char *p, unsigned long first, unsigned long n)
 			w[k] = pattern(i, k);
 }
 
-/*
- * The device physical address behind a byte of this process's memory, on the blade
- * of single-way tier @tier; 0 if unknown.
- */
-static inline uint64_t dpa_of(const char *tier, const void *addr)
+/* The host physical address of this process's page at @addr; 0 if not mapped. */
+static inline uint64_t cxlt_hpa_of(const void *addr)
 {
-	uint64_t ent = 0, hpa, start, base;
-	char target[64], path[256];
+	uint64_t ent = 0;
 	int fd = open("/proc/self/pagemap", O_RDONLY);
 
 	if (fd < 0)
@@ -194,7 +190,20 @@ static inline uint64_t dpa_of(const char *tier, const void *addr)
 	close(fd);
 	if (!(ent >> 63) || !(ent & ((1ULL << 55) - 1)))
 		return 0;
-	hpa = (ent & ((1ULL << 55) - 1)) * PAGE;
+	return (ent & ((1ULL << 55) - 1)) * PAGE;
+}
+
+/*
+ * The device physical address behind a byte of this process's memory, on the blade
+ * of single-way tier @tier; 0 if unknown.
+ */
+static inline uint64_t dpa_of(const char *tier, const void *addr)
+{
+	uint64_t hpa = cxlt_hpa_of(addr), start, base;
+	char target[64], path[256];
+
+	if (!hpa)
+		return 0;
 	start = cxlt_read_u64(CXL_SYSFS "/%s/%s", tier, "resource");
 	snprintf(path, sizeof(path), CXL_SYSFS "/%s/target0", tier);
 	if (cxlt_read(path, target, sizeof(target)))

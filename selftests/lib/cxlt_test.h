@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <glob.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,47 @@ static inline int cxlt_timeout_scale(void)
 static inline int cxlt_repeats(int n)
 {
 	return cxlt_debug_kernel() ? (n + 3) / 4 : n;
+}
+
+/* Run a shell command; its output's first line into @out (if not NULL); its status. */
+static inline int cxlt_sh(char *out, size_t len, const char *fmt, ...)
+{
+	char cmd[1024], line[512] = "";
+	va_list ap;
+	FILE *f;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = 0;
+	while (fgetc(f) != EOF)
+		;
+	rc = pclose(f);
+	line[strcspn(line, "\n")] = 0;
+	if (out)
+		snprintf(out, len, "%s", line);
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* The value of a line "@name value" of a counters file; @absent when no such line. */
+static inline long cxlt_key_value(const char *path, const char *name, long absent)
+{
+	char line[128], key[64];
+	long val, ret = absent;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld", key, &val) == 2 && !strcmp(key, name))
+			ret = val;
+	fclose(f);
+	return ret;
 }
 
 /* Read a whole (small) file into buf without the trailing newline; -errno on error. */

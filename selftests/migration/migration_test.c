@@ -292,6 +292,51 @@ FIXTURE_TEARDOWN(mig)
 }
 
 /*
+ * The skewed workload's region: 4 MiB of DRAM budget, @pages of region touched in
+ * order (so the first 4 MiB are in DRAM), the daemon sampling 4 MiB a period (a
+ * quarter of 16 MiB: the policy decides once per four).  Non-zero unless the hot
+ * pages [@hot0, @hot0 + @nhot) start on CXL.
+ */
+static int skewed_region(FIXTURE_DATA(mig) *self, unsigned long pages, unsigned long hot0,
+			 unsigned long nhot)
+{
+	struct where hot;
+	unsigned long i;
+
+	if (write_u64(PARAM "fast_budget_mb", 4) || write_u64(DAEMON "sample_mb", 4) ||
+	    mig_region(self, pages * PAGE))
+		return -1;
+	for (i = 0; i < pages; i++)
+		self->p[i * PAGE] = 1;
+	if (where(self->fd, hot0, nhot, &hot))
+		return -1;
+	return hot.slow == (int)nhot ? 0 : -1;
+}
+
+/*
+ * Read pages [@hot0, @hot0 + @nhot) of the test's region over and over until 90% of
+ * them are in DRAM, or for 120 s; where they are in *@hot, the seconds in *@t.
+ */
+static int read_until_promoted(FIXTURE_DATA(mig) *self, unsigned long hot0,
+			       unsigned long nhot, struct where *hot, double *t)
+{
+	double t0 = now_s();
+	volatile char sink;
+	unsigned long i;
+	int rc;
+
+	do {
+		for (i = 0; i < nhot; i++)
+			sink = self->p[(hot0 + i) * PAGE];
+		(void)sink;
+		sleep_ms(20);
+		rc = where(self->fd, hot0, nhot, hot);
+		*t = now_s() - t0;
+	} while (!rc && hot->fast < (int)nhot * 9 / 10 && *t < 120);
+	return rc;
+}
+
+/*
  * A skewed workload: 4 MiB of DRAM budget, 16 MiB of region, first-touched in order
  * (so its first 4 MiB are in DRAM and never used again), then 2 MiB far in the CXL
  * part read over and over.  The hot pages end up in DRAM, and cold ones made room.
@@ -302,29 +347,14 @@ TEST_F_TIMEOUT(mig, hot_up_cold_down, 300)
 	const unsigned long pages = 16 * MB / PAGE, hot0 = 2048, nhot = 512;
 	unsigned long i;
 	struct where hot, cold, khot;
-	volatile char sink;
-	double t0, t;
+	double t;
 
 	if (!nr_tiers)
 		SKIP(return, "no CXL tier registered");
-	ASSERT_EQ(0, write_u64(PARAM "fast_budget_mb", 4));
-	/* A quarter of the region per period: the policy decides once per four. */
-	ASSERT_EQ(0, write_u64(DAEMON "sample_mb", 4));
-	ASSERT_EQ(0, mig_region(self, pages * PAGE));
-	for (i = 0; i < pages; i++)
-		self->p[i * PAGE] = 1;
-	ASSERT_EQ(0, where(self->fd, hot0, nhot, &hot));
-	ASSERT_EQ(nhot, hot.slow) TH_LOG("the hot set should start on CXL");
+	ASSERT_EQ(0, skewed_region(self, pages, hot0, nhot))
+		TH_LOG("the hot set should start on CXL");
 
-	t0 = now_s();
-	do {
-		for (i = 0; i < nhot; i++)
-			sink = self->p[(hot0 + i) * PAGE];
-		(void)sink;
-		sleep_ms(20);
-		ASSERT_EQ(0, where(self->fd, hot0, nhot, &hot));
-		t = now_s() - t0;
-	} while (hot.fast < (int)nhot * 9 / 10 && t < 120);
+	ASSERT_EQ(0, read_until_promoted(self, hot0, nhot, &hot, &t));
 	ASSERT_EQ(0, where(self->fd, 0, 1024, &cold));
 	ASSERT_EQ(0, kernel_where(self->p, hot0, nhot, &khot));
 	ksft_print_msg("after %.1f s: hot pages in DRAM %d/%lu (kernel: %d); first-touched cold pages moved to CXL %d/1024\n",
@@ -397,11 +427,10 @@ TEST_F_TIMEOUT(mig, oversize_region_next_to_normal, 300)
 	unsigned long long ram_kb = 0;
 	char big[CXLTIER_NAME_MAX];
 	struct where hot, khot;
-	volatile char sink;
 	char line[256];
 	uint64_t big_len, p0;
 	unsigned long i;
-	double t0, t;
+	double t;
 	FILE *f;
 
 	if (!nr_tiers)
@@ -418,23 +447,10 @@ TEST_F_TIMEOUT(mig, oversize_region_next_to_normal, 300)
 	snprintf(big, sizeof(big), "mig.big.%d", getpid());
 	ASSERT_EQ(0, rg_create(self->dev, big, big_len, CXLTIER_POLICY_FAST_FIRST, -1, NULL));
 
-	ASSERT_EQ(0, write_u64(PARAM "fast_budget_mb", 4));
-	ASSERT_EQ(0, write_u64(DAEMON "sample_mb", 4));
-	ASSERT_EQ(0, mig_region(self, pages * PAGE));
-	for (i = 0; i < pages; i++)
-		self->p[i * PAGE] = 1;
-	ASSERT_EQ(0, where(self->fd, hot0, nhot, &hot));
-	ASSERT_EQ(nhot, hot.slow) TH_LOG("the hot set should start on CXL");
+	ASSERT_EQ(0, skewed_region(self, pages, hot0, nhot))
+		TH_LOG("the hot set should start on CXL");
 	p0 = read_u64(DAEMON "stats/periods");
-	t0 = now_s();
-	do {
-		for (i = 0; i < nhot; i++)
-			sink = self->p[(hot0 + i) * PAGE];
-		(void)sink;
-		sleep_ms(20);
-		ASSERT_EQ(0, where(self->fd, hot0, nhot, &hot));
-		t = now_s() - t0;
-	} while (hot.fast < (int)nhot * 9 / 10 && t < 120);
+	ASSERT_EQ(0, read_until_promoted(self, hot0, nhot, &hot, &t));
 	ASSERT_EQ(0, kernel_where(self->p, hot0, nhot, &khot));
 	ksft_print_msg("next to a %llu MiB region: hot pages in DRAM %d/%lu (kernel: %d) after %.1f s, %llu periods\n",
 		       (unsigned long long)(big_len / MB), hot.fast, nhot, khot.fast, t,

@@ -48,31 +48,6 @@ static double now(void)
 	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-/* Run a shell command; its first output line into @out (if not NULL). */
-static int sh(char *out, size_t len, const char *fmt, ...)
-{
-	char cmd[1024], line[512] = "";
-	va_list ap;
-	FILE *f;
-	int rc;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	if (!fgets(line, sizeof(line), f))
-		line[0] = 0;
-	while (fgetc(f) != EOF)
-		;
-	rc = pclose(f);
-	line[strcspn(line, "\n")] = 0;
-	if (out)
-		snprintf(out, len, "%s", line);
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
 /* The interleaved tier: its name, node, start, ways and granularity. */
 struct itier {
 	char name[64];
@@ -134,22 +109,6 @@ static int itier_target(const struct itier *t, unsigned int pos, char *blade, si
 	snprintf(blade, len, "%s", m + 1);
 	*dpa_base = cxlt_read_u64(CXL_SYSFS "/%s/%s", dec, "dpa_resource");
 	return 0;
-}
-
-/* The host physical address of this process's page at @addr; 0 if not mapped. */
-static uint64_t hpa_of(const void *addr)
-{
-	uint64_t ent = 0;
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-
-	if (fd < 0)
-		return 0;
-	if (pread(fd, &ent, 8, (uintptr_t)addr / PAGE * 8) != 8)
-		ent = 0;
-	close(fd);
-	if (!(ent >> 63) || !(ent & ((1ULL << 55) - 1)))
-		return 0;
-	return (ent & ((1ULL << 55) - 1)) * PAGE;
 }
 
 /* Is the frame at host address @hpa poisoned (/proc/kpageflags KPF_HWPOISON)? */
@@ -226,15 +185,15 @@ TEST_F_TIMEOUT(ps, poison_granules, 120)
 	int32_t nodes[64];
 	int rc, t;
 
-	if (sh(NULL, 0, "cxlt-qmp query-status"))
+	if (cxlt_sh(NULL, 0, "cxlt-qmp query-status"))
 		SKIP(return, "no QMP channel to the host (the group runs under qemu/run)");
 	ASSERT_TRUE(find_itier(&self->t)) TH_LOG("no interleaved tier in service");
 	ASSERT_EQ(PAGE, self->t.gran) TH_LOG("the pool topology interleaves at 4 KiB");
 	ASSERT_EQ(0, itier_target(&self->t, 1, blade, sizeof(blade), &dpa_base));
-	ASSERT_EQ(0, sh(qpath, sizeof(qpath), "cxlt-qmp --path-of %s", blade));
+	ASSERT_EQ(0, cxlt_sh(qpath, sizeof(qpath), "cxlt-qmp --path-of %s", blade));
 	ASSERT_EQ(0, ps_region(self, self->t.node, n));
 	for (i = 0; i < n; i++) {
-		hpa[i] = hpa_of(self->p + i * PAGE);
+		hpa[i] = cxlt_hpa_of(self->p + i * PAGE);
 		ASSERT_NE(0, hpa[i]) TH_LOG("page %lu", i);
 		off = hpa[i] - self->t.start;
 		if (!first && (off / self->t.gran) % self->t.ways == 1)
@@ -243,7 +202,7 @@ TEST_F_TIMEOUT(ps, poison_granules, 120)
 	ASSERT_NE(0, first) TH_LOG("no page of the region on position 1 (%s)", blade);
 	off = first - self->t.start;
 	dpa = dpa_base + off / self->t.gran / self->t.ways * self->t.gran;
-	ASSERT_EQ(0, sh(NULL, 0,
+	ASSERT_EQ(0, cxlt_sh(NULL, 0,
 			"cxlt-qmp cxl-inject-poison '{\"path\": \"%s\", \"start\": %llu, \"length\": %llu}'",
 			qpath, (unsigned long long)dpa,
 			(unsigned long long)(run * self->t.gran)));
@@ -481,7 +440,7 @@ TEST_F_TIMEOUT(ps, fence_with_pipes, 300)
 	ASSERT_EQ(0, cxlt_write(PARAMS "offline_timeout_s", v));
 	ASSERT_EQ(0, ps_region(self, self->t.node, n));
 	for (i = 0; i < n; i++) {
-		off = hpa_of(self->p + i * PAGE) - self->t.start;
+		off = cxlt_hpa_of(self->p + i * PAGE) - self->t.start;
 		hit[i] = (off / self->t.gran) % self->t.ways == 2;
 		on_blade += hit[i];
 	}
