@@ -400,6 +400,9 @@ static void release_pages(struct holders *h)
 	h->nr = 0;
 }
 
+/* Frames of the failed position whose poisoning fence_with_pipes checks. */
+#define FRAMES		1024
+
 /* A sysfs write and how long it took. */
 static int timed_write(const char *path, const char *val, double *secs)
 {
@@ -424,7 +427,7 @@ TEST_F_TIMEOUT(ps, fence_with_pipes, 300)
 {
 	const unsigned long n = 256;
 	const double bound = OFFLINE_S * cxlt_timeout_scale() + 30;
-	unsigned long i, on_blade = 0, zeros = 0;
+	unsigned long i, on_blade = 0, zeros = 0, poisoned = 0;
 	char blade[64], state[32], path[PATH_MAX], v[16];
 	struct holders h = { };
 	uint64_t dpa_base, off;
@@ -461,6 +464,22 @@ TEST_F_TIMEOUT(ps, fence_with_pipes, 300)
 	EXPECT_GT(bound, secs);
 	ASSERT_EQ(0, cxlt_read(path, state, sizeof(state)));
 	EXPECT_STREQ("fenced", state);
+	/*
+	 * Its memory could not go offline, so the fence poisoned the free frames of the
+	 * failed position instead: every frame there is poisoned (region pages by the
+	 * fence, free ones by that fallback), within the bound.
+	 */
+	for (t = 0; t < bound * 10; t++) {
+		for (i = 0, poisoned = 0; i < FRAMES; i++)
+			poisoned += frame_poisoned(self->t.start +
+						   (i * self->t.ways + 2) * self->t.gran) == 1;
+		if (poisoned == FRAMES)
+			break;
+		usleep(100000);
+	}
+	ksft_print_msg("frames of %s's position poisoned: %lu of the first %d\n", blade,
+		       poisoned, FRAMES);
+	EXPECT_EQ(FRAMES, poisoned);
 
 	for (i = 0; i < n; i++) {
 		if (hit[i]) {
