@@ -296,7 +296,12 @@ TEST_F_TIMEOUT(fence, replace_races_faults, 300)
 			if (rcode == EINVAL || rcode == EPERM)
 				SKIP(goto out, "MADV_HWPOISON is not available (%s)",
 				     strerror(rcode));
-			ASSERT_TRUE(rcode == 0 || rcode == 128 + SIGBUS) TH_LOG("child: %d", rcode);
+			/*
+			 * EBUSY: memory_failure() could not free the page (a per-CPU LRU
+			 * batch held it for a moment); it is poisoned and fenced all the same.
+			 */
+			ASSERT_TRUE(rcode == 0 || rcode == 128 + SIGBUS || rcode == EBUSY)
+				TH_LOG("child: %d", rcode);
 			victims++;
 		}
 		ASSERT_EQ(RACE_PAGES, rg_pages(rc.fd, NULL, 0, RACE_PAGES, nodes));

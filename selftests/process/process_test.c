@@ -11,6 +11,12 @@
  * options, state in /run/cxltier) and stopped after each test.  The workloads are
  * children of the test; their pages are checked one by one with move_pages(2)
  * queries.  Fast nodes are those that are not CXL tiers.
+ *
+ * The service chooses 4 KiB pages, and move_pages(2) moves a transparent huge page
+ * whole (the guest's THP is "always"; a workload gets huge pages where its node has
+ * free 2 MiB blocks): the tests that count what the service demotes page by page
+ * give their workload small pages (MADV_NOHUGEPAGE), or 2 MiB would move for any
+ * page chosen, hot ones with cold.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -64,10 +70,11 @@ static int sh(const char *cmd, char *out, size_t len)
 }
 
 /*
- * A workload: @mb MiB of anonymous memory first touched on @node, the first @hot_mb
- * MiB read and written in a loop until killed.  Pages [@lock_from, @lock_to) MiB are
- * mlocked, and @pin pages at @pin_at MiB are spliced into a pipe nobody reads (the
- * pipe holds references to them: migration cannot move them).
+ * A workload: @mb MiB of anonymous memory (in small pages with @small) first touched
+ * on @node, the first @hot_mb MiB read and written in a loop until killed.  Pages
+ * [@lock_from, @lock_to) MiB are mlocked, and @pin pages at @pin_at MiB are spliced
+ * into a pipe nobody reads (the pipe holds references to them: migration cannot move
+ * them).
  */
 struct work {
 	pid_t pid;
@@ -77,6 +84,7 @@ struct work {
 
 struct work_args {
 	int mb, hot_mb, node;
+	bool small;
 	int lock_from, lock_to;
 	int pin, pin_at;
 };
@@ -101,7 +109,12 @@ static int start_work(struct work *w, const struct work_args *a)
 
 		close(ready[0]);
 		p = mmap(NULL, w->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED || mbind(p, w->len, MPOL_BIND, &mask, 64, 0))
+		if (p == MAP_FAILED)
+			_exit(1);
+		/* Small pages (see the top): fails only where the kernel has no THP. */
+		if (a->small)
+			madvise(p, w->len, MADV_NOHUGEPAGE);
+		if (mbind(p, w->len, MPOL_BIND, &mask, 64, 0))
 			_exit(1);
 		memset(p, 1, w->len);
 		/* Placed: from now on it may move anywhere. */
@@ -144,7 +157,7 @@ static void stop_work(struct work *w)
 	w->pid = 0;
 }
 
-/* Where the pages [from, to) MiB of @w are: counts on fast and slow nodes. */
+/* Where pages of @w are: counts on fast and slow nodes. */
 struct where {
 	int fast, slow, other;
 };
@@ -162,15 +175,16 @@ static bool is_tier_node(int nid)
 	return false;
 }
 
-static struct where where(const struct work *w, size_t from_mb, size_t to_mb)
+/* The @n pages of @w from byte @off on. */
+static struct where where_pages(const struct work *w, size_t off, size_t n)
 {
-	size_t n = (to_mb - from_mb) * MB / PAGE, i;
 	struct where r = { 0 };
 	void **pages = calloc(n, sizeof(*pages));
 	int *status = calloc(n, sizeof(*status));
+	size_t i;
 
 	for (i = 0; i < n; i++)
-		pages[i] = w->p + from_mb * MB + i * PAGE;
+		pages[i] = w->p + off + i * PAGE;
 	if (move_pages(w->pid, n, pages, NULL, status, 0)) {
 		r.other = n;
 	} else {
@@ -186,6 +200,12 @@ static struct where where(const struct work *w, size_t from_mb, size_t to_mb)
 	free(pages);
 	free(status);
 	return r;
+}
+
+/* The pages [from, to) MiB of @w. */
+static struct where where(const struct work *w, size_t from_mb, size_t to_mb)
+{
+	return where_pages(w, from_mb * MB, (to_mb - from_mb) * MB / PAGE);
 }
 
 static int manage(pid_t pid, const char *extra)
@@ -361,7 +381,7 @@ TEST_F_TIMEOUT(proc, moves_counted_by_the_module, 600)
  */
 TEST_F_TIMEOUT(proc, cold_pages_demoted, 600)
 {
-	struct work_args a = { .mb = 16, .hot_mb = 2, .node = self->fast_node };
+	struct work_args a = { .mb = 16, .hot_mb = 2, .node = self->fast_node, .small = true };
 	struct where hot, all;
 	double t0;
 
@@ -380,28 +400,42 @@ TEST_F_TIMEOUT(proc, cold_pages_demoted, 600)
 }
 
 /*
- * mlocked pages and pages a pipe holds stay on DRAM while the rest of the cold
- * memory is demoted.
+ * mlocked pages and pages a pipe holds stay on DRAM while the rest is brought down to
+ * the process's --fast, coldest first.  --fast limits the memory the service counts
+ * and may move: mlocked memory is not in it (it is the status's "skipped"), pinned
+ * pages are (they fail to move).  So of the 16 MiB the 12 MiB outside the locked 4 MiB
+ * must get down to 7 MiB on DRAM (less the process's few other anonymous pages): 1280
+ * of its 3072 pages or more go to CXL.  Which cold pages go is not promised, only that
+ * the hot ones go last.
  */
 TEST_F_TIMEOUT(proc, locked_and_pinned_stay, 600)
 {
-	struct work_args a = { .mb = 16, .hot_mb = 2, .node = self->fast_node,
+	struct work_args a = { .mb = 16, .hot_mb = 2, .node = self->fast_node, .small = true,
 			       .lock_from = 8, .lock_to = 12, .pin = 16, .pin_at = 14 };
-	struct where locked, pinned, free_cold;
+	struct where hot, low, high, locked, pinned;
 	char out[256];
+	double t0;
 
 	ASSERT_EQ(0, start_work(&self->w[0], &a));
 	ASSERT_EQ(0, manage(self->w[0].pid, "--fast 7M"));
-	EXPECT_TRUE(WAIT_FOR(120, where(&self->w[0], 2, 8).slow >= 6 * 256 * 9 / 10));
+	t0 = now_s();
+	/* Measured: within the limit 7.6-12.8 s after the opt-in (two periods of moves). */
+	EXPECT_TRUE(WAIT_FOR(150, where(&self->w[0], 0, 8).fast + where(&self->w[0], 12, 16).fast <=
+				  7 * 256));
+	ksft_print_msg("within --fast after %.1f s\n", now_s() - t0);
+	/* A few more periods: nothing locked or pinned moves, nothing comes back past it. */
 	sleep(3);
+	hot = where(&self->w[0], 0, 2);
+	low = where(&self->w[0], 0, 8);
+	high = where(&self->w[0], 12, 16);
 	locked = where(&self->w[0], 8, 12);
-	pinned = where(&self->w[0], 14, 15);
-	free_cold = where(&self->w[0], 2, 8);
-	ksft_print_msg("cold unlocked on CXL: %d of 1536; locked on DRAM: %d of 1024; pinned MiB on DRAM: %d of 256\n",
-		       free_cold.slow, locked.fast, pinned.fast);
+	pinned = where_pages(&self->w[0], a.pin_at * MB, a.pin);
+	ksft_print_msg("unlocked on DRAM: %d of 3072 (0-8 MiB %d, 12-16 MiB %d; limit 1792), hot: %d of 512; locked on DRAM: %d of 1024; pinned: %d of 16\n",
+		       low.fast + high.fast, low.fast, high.fast, hot.fast, locked.fast, pinned.fast);
+	EXPECT_LE(low.fast + high.fast, 7 * 256);
+	EXPECT_GE(hot.fast, 512 * 9 / 10);
 	EXPECT_EQ(1024, locked.fast);
-	/* The 16 pinned pages cannot move; their neighbours can. */
-	EXPECT_GE(pinned.fast, 16);
+	EXPECT_EQ(16, pinned.fast);
 	EXPECT_EQ(0, sh("cxltierctl managed --json | grep -q '\"skipped\": *1024'", out, sizeof(out)));
 }
 
