@@ -426,8 +426,8 @@ static int cxlt_offline_fn(void *data)
 	/* offline_pages() gives up when a signal is pending: let ours in. */
 	allow_signal(SIGKILL);
 	o->rc = offline_and_remove_memory(o->start, o->size);
-	complete(&o->done);
-	return 0;
+	/* Not complete() and return: the module may be gone before the return runs. */
+	kthread_complete_and_exit(&o->done, 0);
 }
 
 /*

@@ -2522,10 +2522,17 @@ static bool unload_refused(int rc)
 	return rc == -EWOULDBLOCK || rc == -EBUSY;
 }
 
-/* Unload (must work now), check it is gone, load it again with its parameters. */
+/*
+ * Unload (must work now: within a moment, as the daemon lets go of a destroyed region
+ * within its observation window), check it is gone, load it again with its
+ * parameters.
+ */
 static void reload(struct __test_metadata *_metadata)
 {
-	int rc = cxlt_rmmod(), i;
+	int rc, i;
+
+	for (i = 0; (rc = cxlt_rmmod()) == -EWOULDBLOCK && i < 40 * cxlt_timeout_scale(); i++)
+		usleep(50000);
 
 	EXPECT_EQ(0, rc) TH_LOG("rmmod: %s (refcnt %d)", strerror(-rc), module_refcnt());
 	if (rc)
