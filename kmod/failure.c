@@ -14,8 +14,9 @@
  *  - Poison: the CXL core reports the device's poison list (trigger_poison_list,
  *    debugfs inject_poison) only as the cxl_poison tracepoint, and general media
  *    and DRAM event records as cxl_general_media and cxl_dram; Linux 6.12 calls
- *    no memory_failure() for them.  cxltier attaches probes to those tracepoints;
- *    each poisoned range (and each media record flagged uncorrectable) is
+ *    no memory_failure() for them.  cxltier attaches probes to those tracepoints
+ *    (in vmlinux, or in cxl_core.ko whenever that module is loaded, before or
+ *    after cxltier); each poisoned range (and each media record flagged uncorrectable) is
  *    translated to host addresses from the tier's interleave (CXL modulo
  *    arithmetic, each target's decoder base cached when the tier was added), one
  *    interleave granule at a time and never past the blade's part of the region,
@@ -33,11 +34,14 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cleanup.h>
 #include <linux/cxltier.h>
 #include <linux/device.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -206,16 +210,65 @@ static const struct {
 	{ "cxl_aer_uncorrectable_error", cxlt_probe_uncorrectable },
 };
 
+/* The tracepoints our probes are attached to, NULL where none; under cxlt_tp_lock. */
 static struct tracepoint *cxlt_tp[ARRAY_SIZE(cxlt_probes)];
+static DEFINE_MUTEX(cxlt_tp_lock);
 
-static void cxlt_find_tp(struct tracepoint *tp, void *priv)
+static void cxlt_attach_tp(struct tracepoint *tp, void *priv)
+{
+	int i, rc;
+
+	lockdep_assert_held(&cxlt_tp_lock);
+	for (i = 0; i < ARRAY_SIZE(cxlt_probes); i++) {
+		if (cxlt_tp[i] || strcmp(tp->name, cxlt_probes[i].name))
+			continue;
+		rc = tracepoint_probe_register(tp, cxlt_probes[i].probe, NULL);
+		if (rc)
+			pr_warn("cannot attach to tracepoint %s: %d\n", tp->name, rc);
+		else
+			cxlt_tp[i] = tp;
+	}
+}
+
+static void cxlt_detach_tp(struct tracepoint *tp)
 {
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(cxlt_probes); i++)
-		if (!strcmp(tp->name, cxlt_probes[i].name))
-			cxlt_tp[i] = tp;
+	lockdep_assert_held(&cxlt_tp_lock);
+	for (i = 0; i < ARRAY_SIZE(cxlt_probes); i++) {
+		if (cxlt_tp[i] != tp)
+			continue;
+		tracepoint_probe_unregister(tp, cxlt_probes[i].probe, NULL);
+		cxlt_tp[i] = NULL;
+	}
 }
+
+/*
+ * The CXL core's tracepoints are in vmlinux where it is built in (Debian's kernels),
+ * in cxl_core.ko where it is a module: attach when that module comes (also when it
+ * was loaded before us: registering the notifier replays it), detach when it goes.
+ */
+static int cxlt_tp_module_notify(struct notifier_block *nb, unsigned long val, void *data)
+{
+	struct tp_module *tp_mod = data;
+	struct module *mod = tp_mod->mod;
+	unsigned int i;
+
+	guard(mutex)(&cxlt_tp_lock);
+	for (i = 0; i < mod->num_tracepoints; i++) {
+		struct tracepoint *tp = tracepoint_ptr_deref(&mod->tracepoints_ptrs[i]);
+
+		if (val == MODULE_STATE_COMING)
+			cxlt_attach_tp(tp, NULL);
+		else if (val == MODULE_STATE_GOING)
+			cxlt_detach_tp(tp);
+	}
+	return NOTIFY_OK;
+}
+
+static struct notifier_block cxlt_tp_module_nb = {
+	.notifier_call = cxlt_tp_module_notify,
+};
 
 /* --- acting on reports --------------------------------------------------------------- */
 
@@ -396,28 +449,27 @@ void cxlt_failure_init(void)
 	int i, rc;
 
 	INIT_WORK(&cxlt_fail.work, cxlt_fail_workfn);
-	for_each_kernel_tracepoint(cxlt_find_tp, NULL);
-	for (i = 0; i < ARRAY_SIZE(cxlt_probes); i++) {
-		if (!cxlt_tp[i]) {
-			pr_info("no tracepoint %s: its errors do not fence\n",
+	scoped_guard(mutex, &cxlt_tp_lock)
+		for_each_kernel_tracepoint(cxlt_attach_tp, NULL);
+	rc = register_tracepoint_module_notifier(&cxlt_tp_module_nb);
+	if (rc)
+		pr_warn("cannot watch modules for the CXL core's tracepoints: %d\n", rc);
+	guard(mutex)(&cxlt_tp_lock);
+	for (i = 0; i < ARRAY_SIZE(cxlt_probes); i++)
+		if (!cxlt_tp[i])
+			pr_info("no tracepoint %s yet: its errors fence once it appears\n",
 				cxlt_probes[i].name);
-			continue;
-		}
-		rc = tracepoint_probe_register(cxlt_tp[i], cxlt_probes[i].probe, NULL);
-		if (rc) {
-			pr_warn("cannot attach to tracepoint %s: %d\n", cxlt_probes[i].name, rc);
-			cxlt_tp[i] = NULL;
-		}
-	}
 }
 
 void cxlt_failure_exit(void)
 {
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(cxlt_probes); i++)
-		if (cxlt_tp[i])
-			tracepoint_probe_unregister(cxlt_tp[i], cxlt_probes[i].probe, NULL);
+	unregister_tracepoint_module_notifier(&cxlt_tp_module_nb);
+	scoped_guard(mutex, &cxlt_tp_lock)
+		for (i = 0; i < ARRAY_SIZE(cxlt_probes); i++)
+			if (cxlt_tp[i])
+				cxlt_detach_tp(cxlt_tp[i]);
 	tracepoint_synchronize_unregister();
 	cancel_work_sync(&cxlt_fail.work);
 }
