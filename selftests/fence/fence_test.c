@@ -371,6 +371,24 @@ out:
 #define BIG_PAGES	4096	/* 16 MiB */
 
 
+/* MemTotal of NUMA node @node in KiB; 0 when the node has no memory (or is gone). */
+static long node_mem_kb(int node)
+{
+	char path[128], line[256];
+	long kb = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", node);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Node %*d MemTotal: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 /* --- fencing a blade under load (pool) ----------------------------------------------- */
 
 #define WORKERS		4	/* 0-2 on the region over every blade, 3 elsewhere */
@@ -489,13 +507,14 @@ TEST_F_TIMEOUT(fence, blade, 300)
 	struct load *ld;
 	int32_t *nodes;
 	unsigned long i, nfenced = 0, share[3] = { };
-	char blade[64], other[64], state[32], path[256], *q;
+	char blade[64], other[64], state[32], path[256], tier[64], *q;
 	int node, onode, fd2, w, k, status, rc = -1;
 	pid_t pid[WORKERS + 1];
 	uint64_t seq;
 
 	if (!healthy_blade(blade, sizeof(blade), &node, NULL))
 		SKIP(return, "no tier on a single blade");
+	snprintf(tier, sizeof(tier), "%s", healthy_tier);
 	if (!healthy_blade(other, sizeof(other), &onode, blade))
 		SKIP(return, "no second blade (single topology)");
 	munmap(self->p, NPAGES * PAGE);
@@ -612,6 +631,24 @@ TEST_F_TIMEOUT(fence, blade, 300)
 	munmap(ld, sizeof(*ld));
 	munmap(self->p, BIG_PAGES * PAGE);
 	self->p = MAP_FAILED;
+
+	/*
+	 * Step 4: the blade's own tier goes offline, so that no free page of the failed
+	 * blade is handed out again (its node has no memory left); "tier remove" then
+	 * only unlists it, and its region cannot become a tier again while the blade is
+	 * fenced.
+	 */
+	snprintf(path, sizeof(path), CXLT_SYSFS "/tiers/%s/state", tier);
+	for (k = 0; k < 600 * cxlt_timeout_scale(); k++) {
+		if (!cxlt_read(path, state, sizeof(state)) && !strcmp(state, "offline"))
+			break;
+		usleep(100000);
+	}
+	EXPECT_STREQ("offline", state) TH_LOG("tier %s", tier);
+	EXPECT_EQ(0, node_mem_kb(node)) TH_LOG("node %d", node);
+	EXPECT_EQ(0, cxlt_write(CXLT_SYSFS "/tier_remove", tier));
+	EXPECT_EQ(-EIO, cxlt_write(CXLT_SYSFS "/tier_add", tier));
+	EXPECT_NE(0, access(path, F_OK));
 }
 
 /* Replace the fixture's region by one of @n pages on @node, filled with the pattern. */
@@ -804,20 +841,30 @@ TEST_F_TIMEOUT(fence, drain_and_restore, 300)
 /*
  * The blade goes away (its memdev unbound from cxl_mem, as PCIe hot removal and the
  * error handler of an uncorrectable error do): cxltier fences it before the CXL core
- * tears its decoders down, so the pages on it fault instead of reading zeroes.
+ * tears its decoders down, so the pages on it fault instead of reading zeroes, those
+ * of a region destroyed but still mapped too.
  */
 TEST_F_TIMEOUT(fence, unbind_fences, 120)
 {
 	const unsigned long n = 64;
 	struct cxltier_event ev;
-	char blade[64], state[32];
+	char blade[64], state[32], *gone;
 	unsigned long i;
 	uint64_t seq;
-	int node;
+	int node, fd;
 
 	if (!healthy_blade(blade, sizeof(blade), &node, NULL))
 		SKIP(return, "no healthy single-blade tier left");
 	ASSERT_EQ(0, region_on(_metadata, self, node, n));
+	/* A destroyed region still mapped: its pages are fenced as well. */
+	ASSERT_EQ(0, rg_create_on(self->dev, "fence.gone", n * PAGE, node));
+	fd = rg_open(self->dev, "fence.gone", 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
+	ASSERT_LE(0, fd);
+	gone = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, gone);
+	close(fd);
+	fill(gone, 0, n);
+	ASSERT_EQ(0, rg_destroy(self->dev, "fence.gone"));
 	seq = events_next(self->dev);
 	ASSERT_EQ(0, cxlt_write("/sys/bus/cxl/drivers/cxl_mem/unbind", blade));
 	blade_state(blade, state, sizeof(state));
@@ -825,13 +872,16 @@ TEST_F_TIMEOUT(fence, unbind_fences, 120)
 	ASSERT_EQ(0, event_wait(self->dev, seq, CXLTIER_EVENT_FENCE, blade, &ev, 30));
 	EXPECT_EQ(CXLTIER_CAUSE_UNBIND, ev.cause);
 	/* Pages other regions of this group left on the blade count too. */
-	EXPECT_LE(n, ev.pages);
+	EXPECT_LE(2 * n, ev.pages);
 	ksft_print_msg("%s unbound: %llu pages fenced in %llu us\n", blade,
 		       (unsigned long long)ev.pages, (unsigned long long)ev.duration_ns / 1000);
 	for (i = 0; i < n; i++) {
 		ASSERT_TRUE(read_faults(self->p + i * PAGE)) TH_LOG("page %lu", i);
 		ASSERT_EQ(BUS_MCEERR_AR, last.si_code);
+		ASSERT_TRUE(read_faults(gone + i * PAGE)) TH_LOG("destroyed region, page %lu", i);
+		ASSERT_EQ(BUS_MCEERR_AR, last.si_code);
 	}
+	munmap(gone, n * PAGE);
 	/* Restoring needs its tiers gone first. */
 	EXPECT_EQ(-EBUSY, cxlt_write(CXLT_SYSFS "/blade_restore", blade));
 	EXPECT_EQ(-EIO, cxlt_write(CXLT_SYSFS "/blade_drain", blade));

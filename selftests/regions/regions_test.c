@@ -627,6 +627,39 @@ TEST_F_TIMEOUT(region, file_semantics, 10)
 	munmap(self->p, self->len);
 }
 
+/*
+ * No invalidation path drops a region page: there is nothing to write it back to
+ * (region_mm.c marks every page dirty and the mapping unevictable).  With nothing
+ * mapping the pages, drop_caches, POSIX_FADV_DONTNEED on the region file and
+ * MADV_PAGEOUT/MADV_COLD on a mapping leave every page resident with its bytes.
+ */
+TEST_F_TIMEOUT(region, no_invalidation_drops_a_page, 30)
+{
+	struct rstat st;
+	uint64_t resident;
+
+	self->p = map_region(self->fd, MB, 0, PROT_READ | PROT_WRITE);
+	ASSERT_NE(NULL, self->p);
+	fill(self->p, MB, 21);
+	ASSERT_EQ(0, rg_stat(self->fd, NULL, &st));
+	resident = st.st.resident;
+	EXPECT_EQ(MB / PAGE, resident);
+	ASSERT_EQ(0, madvise(self->p, MB, MADV_COLD));
+	ASSERT_EQ(0, madvise(self->p, MB, MADV_PAGEOUT));
+	EXPECT_EQ(0, munmap(self->p, MB));
+
+	sync();
+	ASSERT_EQ(0, cxlt_write("/proc/sys/vm/drop_caches", "3"));
+	EXPECT_EQ(0, posix_fadvise(self->fd, 0, 0, POSIX_FADV_DONTNEED));
+	ASSERT_EQ(0, rg_stat(self->fd, NULL, &st));
+	EXPECT_EQ(resident, st.st.resident);
+
+	self->p = map_region(self->fd, MB, 0, PROT_READ);
+	ASSERT_NE(NULL, self->p);
+	EXPECT_EQ(0, mismatches(self->p, MB, 21));
+	munmap(self->p, MB);
+}
+
 /* --- FIXTURE(budget): the DRAM budget ------------------------------------------------ */
 
 FIXTURE(budget) {
