@@ -563,6 +563,85 @@ TEST_F_TIMEOUT(mig, move_pages_refused, 60)
 		ASSERT_TRUE(check(self->p, i, 1)) TH_LOG("page %lu changed", i);
 }
 
+/* A policy's name, for messages. */
+static const char *cxlt_policy_label(uint32_t policy)
+{
+	switch (policy) {
+	case CXLTIER_POLICY_FAST_FIRST: return "fast-first";
+	case CXLTIER_POLICY_SLOW_ONLY: return "slow-only";
+	case CXLTIER_POLICY_INTERLEAVE: return "interleave";
+	case CXLTIER_POLICY_PINNED_FAST: return "pinned-fast";
+	}
+	return "?";
+}
+
+/*
+ * The daemon manages fast-first regions only: pinned-fast, slow-only and interleave
+ * regions stay where their policy put them, hinted HOT and COLD in turn and read hot,
+ * while a fast-first region next to them, hinted COLD, moves (the daemon was at
+ * work).
+ */
+TEST_F_TIMEOUT(mig, only_fast_first_managed, 120)
+{
+	static const uint32_t policies[] = { CXLTIER_POLICY_PINNED_FAST,
+					     CXLTIER_POLICY_SLOW_ONLY,
+					     CXLTIER_POLICY_INTERLEAVE };
+	const unsigned long pages = 64;
+	int32_t before[3][64], after[64];
+	char names[3][CXLTIER_NAME_MAX];
+	volatile char sink;
+	struct rstat st;
+	struct where w;
+	pid_t flip[3];
+	char *q[3];
+	int fd[3], k;
+	unsigned long i;
+	double t0;
+
+	if (!nr_tiers)
+		SKIP(return, "no CXL tier registered");
+	for (k = 0; k < 3; k++) {
+		snprintf(names[k], sizeof(names[k]), "mig.unmanaged%d.%d", k, getpid());
+		ASSERT_EQ(0, rg_create(self->dev, names[k], pages * PAGE, policies[k], -1, NULL));
+		fd[k] = rg_open(self->dev, names[k], 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
+		ASSERT_LE(0, fd[k]);
+		q[k] = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd[k], 0);
+		ASSERT_NE(MAP_FAILED, q[k]);
+		for (i = 0; i < pages; i++)
+			fill(q[k], i, 3);
+		ASSERT_EQ((int)pages, rg_pages(fd[k], NULL, 0, pages, before[k]));
+		flip[k] = start_flipper(names[k], pages * PAGE, 1);
+	}
+	ASSERT_EQ(0, mig_region(self, pages * PAGE));
+	for (i = 0; i < pages; i++)
+		fill(self->p, i, 1);
+	ASSERT_EQ(0, rg_hint(self->fd, NULL, 0, pages * PAGE, CXLTIER_HINT_COLD));
+	t0 = now_s();
+	do {
+		for (k = 0; k < 3; k++)
+			for (i = 0; i < pages; i++)
+				sink = q[k][i * PAGE];
+		(void)sink;
+		sleep_ms(20);
+		ASSERT_EQ(0, where(self->fd, 0, pages, &w));
+	} while ((w.slow < (int)pages || now_s() - t0 < 3) && now_s() - t0 < 60);
+	EXPECT_EQ(pages, w.slow) TH_LOG("the fast-first region's COLD pages");
+	for (k = 0; k < 3; k++) {
+		stop_child(flip[k]);
+		ASSERT_EQ((int)pages, rg_pages(fd[k], NULL, 0, pages, after));
+		EXPECT_EQ(0, memcmp(before[k], after, sizeof(after)))
+			TH_LOG("%s moved", cxlt_policy_label(policies[k]));
+		ASSERT_EQ(0, rg_stat(fd[k], NULL, &st));
+		EXPECT_EQ(0, st.st.promoted + st.st.demoted)
+			TH_LOG("%s moved", cxlt_policy_label(policies[k]));
+		for (i = 0; i < pages; i++)
+			ASSERT_TRUE(check(q[k], i, 3));
+		munmap(q[k], pages * PAGE);
+		close(fd[k]);
+		EXPECT_EQ(0, rg_destroy(self->dev, names[k]));
+	}
+}
+
 /* Bad hints are refused. */
 TEST_F_TIMEOUT(mig, hint_bad_input, 20)
 {

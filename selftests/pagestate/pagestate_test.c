@@ -11,7 +11,8 @@
  *    (vmsplice(2)): the fence, a tier removal and a drain end in bounded time
  *    (offline_timeout_s) with EBUSY instead of spinning, the fenced pages SIGBUS,
  *    the others keep their data, and once the pipes are closed the tier goes and
- *    nothing is reported in the kernel log (run_tests' guard).
+ *    nothing is reported in the kernel log (run_tests' guard);
+ *  - the CXL region under a tier is unbound: the tier's range is fenced first.
  *
  * The group fences a blade for good, so it has a boot of its own and reloads the
  * module when it ends (cxlt_fence_group_main()).
@@ -558,6 +559,44 @@ TEST_F_TIMEOUT(ps, drain_with_pipes, 300)
 		ASSERT_EQ(pattern(i, 7), ((uint64_t *)(self->p + i * PAGE))[7]) TH_LOG("page %lu", i);
 	}
 	EXPECT_EQ(0, cxlt_write(CXLT_SYSFS "/blade_restore", blade));
+}
+
+/*
+ * The CXL region under a tier goes away (its cxl_region driver unbound, as decommit
+ * and teardown do): the tier's whole range is fenced before the CXL core stops
+ * decoding it, so its pages fault with SIGBUS BUS_MCEERR_AR instead of reading what
+ * an undecoded range returns; the blade itself stays in service; the event names the
+ * region, with cause UNBIND.
+ */
+TEST_F_TIMEOUT(ps, region_unbind_fences, 120)
+{
+	const unsigned long n = 64;
+	char blade[64], tier[64], state[32], path[PATH_MAX];
+	struct cxltier_event ev;
+	unsigned long i;
+	uint64_t seq;
+	int node;
+
+	ASSERT_TRUE(healthy_blade(blade, sizeof(blade), &node, NULL))
+		TH_LOG("no healthy single-blade tier");
+	snprintf(tier, sizeof(tier), "%s", healthy_tier);
+	ASSERT_EQ(0, ps_region(self, node, n));
+	seq = events_next(self->dev);
+	ASSERT_EQ(0, cxlt_write("/sys/bus/cxl/drivers/cxl_region/unbind", tier));
+	snprintf(path, sizeof(path), CXLT_SYSFS "/tiers/%s/state", tier);
+	ASSERT_EQ(0, cxlt_read(path, state, sizeof(state)));
+	EXPECT_STRNE("online", state);
+	ASSERT_EQ(0, event_wait(self->dev, seq, CXLTIER_EVENT_FENCE, tier, &ev, 30));
+	EXPECT_EQ(CXLTIER_CAUSE_UNBIND, ev.cause);
+	EXPECT_LE(n, ev.pages);
+	for (i = 0; i < n; i++) {
+		ASSERT_TRUE(read_faults(self->p + i * PAGE)) TH_LOG("page %lu", i);
+		ASSERT_EQ(BUS_MCEERR_AR, last.si_code);
+	}
+	blade_state(blade, state, sizeof(state));
+	EXPECT_STREQ("online", state);
+	ksft_print_msg("%s unbound: %llu pages fenced, blade %s %s\n", tier,
+		       (unsigned long long)ev.pages, blade, state);
 }
 
 int main(int argc, char **argv)
