@@ -43,7 +43,7 @@ KMAKE  = $(MAKE) $(KJOBS) -C $(KDIR) M=$(ROOT) W=1
 
 .PHONY: all module userspace selftests sparse checkpatch check demo bench-sim bench setup \
 	guest clean debug-kernel debug-module debug-guest check-debug guest-tools crash-test pool-kill-test \
-	bench-ckpt
+	pool-pause-test bench-ckpt
 
 all: module userspace selftests
 
@@ -109,6 +109,14 @@ check-debug: debug-guest
 KILL_TRIALS ?= 20
 pool-kill-test: all guest
 	@CXLT_BUILD=$(BUILD) tests/pool/kill_test.sh --trials $(if $(TRIALS),$(TRIALS),$(KILL_TRIALS))
+
+# The shared pool's pause loop: TRIALS=N (default 10) stops (SIGSTOP) of one host's QEMU
+# for longer than the lease while both create, check and destroy regions and it holds
+# some mapped (tests/pool/pause_test.sh).  TRIALS only when given: crash-test's default
+# below is not this loop's.
+PAUSE_TRIALS ?= 10
+pool-pause-test: all guest
+	@CXLT_BUILD=$(BUILD) tests/pool/pause_test.sh --trials $(if $(filter command line environment%,$(origin TRIALS)),$(TRIALS),$(PAUSE_TRIALS))
 
 # The crash loop needs only the module, the tools and the worker in the image.
 TRIALS ?= 30

@@ -10,7 +10,10 @@
 #      first, "destroying NAME").
 #   B: attaches, creates and destroys regions of its own until the host says
 #      a.killed; then times a create (it needs the pool lock A may have died
-#      holding), waits until A's record is expired and cleared, and checks: every
+#      holding), waits until A's record is expired, evicts A ("evict 1" into the
+#      pool's check: an expired host's open regions stay held until it attaches
+#      again or is evicted), waits until A holds no entry and no entry is dying,
+#      and checks: every
 #      region A logged as created (and not destroyed) is there, none it logged as
 #      destroyed is, the pool check is clean, the free space is the size less the
 #      regions' space.  Then it destroys every region, for the next trial.
@@ -83,16 +86,39 @@ if cxltierctl region create --persistent --pool "$shared" "b$trial-after" 2M >/d
 else
 	nok "B creates after A's death"
 fi
-# A's record is expired, then cleared by the lock holder's chores (B's heartbeat).
+# A's record is expired (its heartbeat stood still for the lease and the grace).  Its
+# open regions stay held (a destroyed one "dying") until it attaches again or an
+# operator evicts it: A is dead for good (its QEMU was killed), so B evicts it.
 i=0
-until grep -q '^1 expired' $P/pools/$shared/hosts && ! grep -q ' dying ' $P/pools/$shared/table &&
-	grep -q '^0 problems' $P/pools/$shared/check; do
+until grep -q '^1 expired' $P/pools/$shared/hosts; do
 	sleep 0.2; i=$((i + 1))
 	[ $i -lt 300 ] || break
 done
-echo "# A expired and cleared $(($(now_ms) - t0)) ms after its death"
+echo "# A expired $(($(now_ms) - t0)) ms after its death"
 hosts=$(cat $P/pools/$shared/hosts)
 echo "$hosts" | grep -q '^1 expired' && ok "A's record is expired" || nok "A's record: $hosts"
+err=$( (echo "evict 1" >$P/pools/$shared/check) 2>&1 ) && ok "B evicts A (evict 1)" ||
+	nok "B evicts A (evict 1): $err"
+# holds_a: some entry lists host 1 (A) among the hosts that have it open.
+holds_a() {
+	awk '{ k = split($10, h, ","); for (j = 1; j <= k; j++) if (h[j] == "1") f = 1 } END { exit !f }' \
+		$P/pools/$shared/table
+}
+i=0
+while holds_a || grep -q ' dying ' $P/pools/$shared/table ||
+	! grep -q '^0 problems' $P/pools/$shared/check; do
+	sleep 0.2; i=$((i + 1))
+	[ $i -lt 300 ] || break
+done
+echo "# A evicted and cleared $(($(now_ms) - t0)) ms after its death"
+a=$(grep '^1 ' $P/pools/$shared/hosts)
+if echo "$a" | grep -q '^1 live' || holds_a; then
+	nok "A's record is cleared after the evict: ${a:-no record}; entries it holds: $(awk '$10 ~ /(^|,)1(,|$)/ { print $3 }' $P/pools/$shared/table | tr '\n' ' ')"
+else
+	ok "A's record is cleared after the evict (${a:-no record}) and it holds no entry"
+fi
+grep -q ' dying ' $P/pools/$shared/table && nok "dying entries are left after the evict: $(grep ' dying ' $P/pools/$shared/table | tr '\n' ';')" ||
+	ok "no dying entry is left after the evict"
 report=$(cat $P/pools/$shared/check)
 case $report in
 *"0 problems") ok "pool check is clean" ;;

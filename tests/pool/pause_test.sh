@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/pool/pause_test.sh [--trials N] [--lease-ms MS]: the multi-host pool's pause
+# loop, beside the kill loop (kill_test.sh).  Each trial boots two hosts sharing a
+# fresh CXL device (topology shared) with a short lease (pool_lease_ms).  Both create
+# regions with a pattern of their name, check it and destroy two of three, in a loop;
+# A also runs holders that keep a region mapped, read and rewrite it
+# (pause_guest.sh, selftests/pool/pause_worker.c).  0.5 to 3.5 s into A's work (even
+# trials: then as A has just begun a create) the host stops A's QEMU (SIGSTOP: the
+# guest's clocks jump by the pause when it goes on;
+# QMP "stop" would stop them with it, and A would not know it was away) for a random
+# time between lease + grace + 1 s and 3 leases (grace: the pool's, written by A to
+# the shared folder), while B goes on creating and destroying; then continues it
+# (SIGCONT).  Once A's record is live again on both, each host checks: pool check
+# clean, every region either logged as created there with its pattern, none logged
+# as destroyed back, no space leaked; and A's holders saw their pattern or SIGBUS,
+# never other data, SIGBUS if and only if A's kernel logged "lease lapsed".
+# Default: 10 trials, a lease of 5000 ms.  Prints a line per trial, ends with
+# "N trials, F failed" and "N passed, N failed, N skipped" (both hosts' cases); exit 0
+# when every trial passed.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+trials=10 lease=5000
+while [ $# -gt 0 ]; do
+	case $1 in
+	--trials) trials=${2:-}; shift 2 ;;
+	--lease-ms) lease=${2:-}; shift 2 ;;
+	*) echo "pause_test: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[[ $trials =~ ^[1-9][0-9]*$ ]] || { echo "pause_test: --trials needs a number" >&2; exit 2; }
+[[ $lease =~ ^[1-9][0-9]*$ ]] || { echo "pause_test: --lease-ms needs a number" >&2; exit 2; }
+work=$(mktemp -d)
+apid='' bpid=''
+# qemu_of PIDFILE: the QEMU process it names, if it still runs.
+qemu_of() {
+	local q
+	q=$(cat "$1" 2>/dev/null) || return 1
+	[ -n "$q" ] && grep -q qemu "/proc/$q/comm" 2>/dev/null && echo "$q"
+}
+cleanup() {
+	local q f
+	# A stopped QEMU would keep a SIGTERM pending: continue it, then end it.
+	for f in "$work/a.pid" "$work/b.pid"; do
+		q=$(qemu_of "$f") || continue
+		kill -CONT "$q" 2>/dev/null
+		kill "$q" 2>/dev/null
+	done
+	for q in $apid $bpid; do kill "$q" 2>/dev/null; done
+	for q in $apid $bpid; do wait "$q" 2>/dev/null; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+export CXLT_PERSIST_DIR=$work/persist
+share=$work/share
+mkdir -p "$share" "$CXLT_PERSIST_DIR"
+RUN=$ROOT/qemu/run
+# Even trials stop A this many ms after its worker logged "calling NAME", just before
+# its create call, which takes 0.8-1.5 s here (the "ms in the create call" of A's
+# summary), most of it zeroing the new space under the pool lock.
+CREATE_MS_MIN=50 CREATE_MS_MAX=600
+ms() { echo $(($(date +%s%N) / 1000000)); }
+# nap SECONDS: sleep, and let INT or TERM end it at once (bash runs a trap only once a
+# foreground command returns; wait returns when the trap comes).
+nap() { sleep "$1" & wait $!; }
+secs() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }	# ms -> s, one decimal
+pass=0 fail=0 skip=0 tfail=0 pauses=() times=()
+
+for ((t = 1; t <= trials; t++)); do
+	rm -rf "$share" "$CXLT_PERSIST_DIR/shared0.mem" "$work/a.pid" "$work/b.pid"
+	mkdir -p "$share"
+	cp "$ROOT/tests/pool/pause_guest.sh" "$share/"
+	t0=$SECONDS
+	# About 1-2 min a trial: 900 s is a 10x margin.
+	"$RUN" --topology shared --timeout 900 --share "$share" --pidfile "$work/a.pid" \
+		--modparams "pool_lease_ms=$lease" --env CXLT_HOST=0 -- sh ./pause_guest.sh A "$t" \
+		>"$work/A.log" 2>&1 </dev/null &
+	apid=$!
+	"$RUN" --topology shared --timeout 900 --share "$share" --pidfile "$work/b.pid" \
+		--modparams "pool_lease_ms=$lease" --env CXLT_HOST=1 -- sh ./pause_guest.sh B "$t" \
+		>"$work/B.log" 2>&1 </dev/null &
+	bpid=$!
+	for ((i = 0; i < 3000; i++)); do
+		[ -e "$share/a.started" ] && break
+		kill -0 "$apid" 2>/dev/null || break
+		sleep 0.1
+	done
+	pause=0 how=
+	if [ -e "$share/a.started" ]; then
+		read -r glease grace 2>/dev/null <"$share/lease" || glease=
+		[[ ${glease:-} =~ ^[0-9]+$ && ${grace:-} =~ ^[0-9]+$ ]] || { glease=$lease grace=$((lease / 2)); }
+		lo=$((glease + grace + 1000)) hi=$((3 * glease))
+		[ $hi -gt $lo ] || hi=$((lo + 2000))
+		want=$((lo + (RANDOM * 32768 + RANDOM) % (hi - lo + 1)))
+		delay=$((500 + RANDOM % 3001))
+		nap "$(secs $delay)"
+		# Even trials: as A begins a create (it zeroes its space holding the pool
+		# lock, the window in which a host that comes back finds the lock gone).
+		if [ $((t % 2)) -eq 0 ]; then
+			for ((i = 0; i < 3000; i++)); do
+				[[ $(tail -n1 "$share/a.log" 2>/dev/null) == calling* ]] && break
+				sleep 0.01
+			done
+			nap "0.$(printf '%03d' $((CREATE_MS_MIN + RANDOM % (CREATE_MS_MAX - CREATE_MS_MIN + 1))))"
+		fi
+		if q=$(qemu_of "$work/a.pid"); then
+			s0=$(ms)
+			kill -STOP "$q"
+			touch "$share/a.stopped"
+			at=$(tail -n1 "$share/a.log" 2>/dev/null)
+			nap "$((want / 1000)).$(printf '%03d' $((want % 1000)))"
+			kill -CONT "$q"
+			pause=$(($(ms) - s0))
+			touch "$share/a.resumed"
+			how="A stopped $(secs $delay) s into its work$([ $((t % 2)) -eq 0 ] && echo ", as it began a create"), ${at:+at \"$at\", }for $(secs $pause) s (asked $(secs $want) s; lease $glease + grace $grace ms)"
+			pauses+=("$pause")
+		else
+			how="A's QEMU was gone before the pause"
+			touch "$share/a.stopped" "$share/a.resumed"
+		fi
+	else
+		how="A never started"
+		echo "# trial $t: A never started (see its log below)"
+		touch "$share/a.stopped" "$share/a.resumed"
+	fi
+	wait "$apid"
+	arc=$?
+	wait "$bpid"
+	brc=$?
+	apid='' bpid=''
+	p=0 s=0 f=0
+	for r in A B; do
+		p=$((p + $(grep -cE '^ok [0-9]+ ' "$work/$r.log")))
+		s=$((s + $(grep -cE '^ok [0-9]+ .*# SKIP' "$work/$r.log")))
+		f=$((f + $(grep -cE '^not ok [0-9]+ ' "$work/$r.log")))
+	done
+	{ [ "$arc" -ne 0 ] || [ "$brc" -ne 0 ]; } && [ "$f" -eq 0 ] && f=1
+	[ "$pause" -eq 0 ] && [ "$f" -eq 0 ] && f=1
+	pass=$((pass + p - s)) fail=$((fail + f)) skip=$((skip + s))
+	times+=("$((SECONDS - t0))")
+	lapse=$(grep -o "[0-9]* 'lease lapsed' lines; [0-9]* SIGBUS" "$work/A.log" | head -n1)
+	if [ "$f" -eq 0 ]; then
+		echo "trial $t: ok ($((SECONDS - t0)) s; $how; ${lapse:-?})"
+	else
+		tfail=$((tfail + 1))
+		echo "trial $t: FAILED ($((SECONDS - t0)) s; $how; ${lapse:-?}; A exit $arc, B exit $brc)"
+		for r in A B; do
+			grep -E '^not ok |^Bail out|^# |qemu/run' "$work/$r.log" | head -n 60 | sed "s/^/# [$r] /"
+		done
+	fi
+done
+if [ ${#pauses[@]} -gt 0 ]; then
+	sorted=$(printf '%s\n' "${pauses[@]}" | sort -n)
+	echo "# pauses: min $(head -n1 <<<"$sorted") ms, max $(tail -n1 <<<"$sorted") ms; trials took $(printf '%s s ' "${times[@]}")"
+fi
+echo "$trials trials, $tfail failed"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$tfail" -eq 0 ]
