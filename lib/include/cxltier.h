@@ -1091,19 +1091,28 @@ int cxltier_acquire_range(const uint64_t *flag, uint64_t value, int timeout_ms, 
  * persistent region "NAME@k"; with two copies on pools of different blades, losing
  * one blade loses no committed generation.  Each copy holds two slots, the newest
  * generation and the one being written.  Data and records carry CRC32C checksums;
- * restore takes the newest generation whose data verifies in some copy.  The
- * format is Documentation/persistence.rst, "Checkpoint format".
+ * each commit also records the commit it was built on (its lineage), and restore
+ * takes the newest generation whose data verifies in some copy on the timeline of
+ * the newest commit: a copy that comes back holding commits the job abandoned
+ * (it restored an older generation while that copy was away) is "diverged", never
+ * read, and rewritten by the next commit.  The format is
+ * Documentation/persistence.rst, "Checkpoint format" and "Lineage".
  *
  * A checkpoint object is used by one thread at a time (its asynchronous commit runs
- * on a thread of its own, see cxltier_ckpt_commit_async()), and one process at a
- * time may commit to a checkpoint.  Errors are those of regions (through the
- * region calls, with their reasons) and:
+ * on a thread of its own, see cxltier_ckpt_commit_async()).  One commit at a time
+ * runs on a checkpoint: a commit holds flock(LOCK_EX) on its copies' region files
+ * from cxltier_ckpt_begin() (or _commit_async()) until it ends, and a commit of
+ * another process or checkpoint object meanwhile fails with -EBUSY (it does not
+ * wait).  Errors are those of regions (through the region calls, with their
+ * reasons) and:
  *   -EINVAL   bad name (1..CXLTIER_CKPT_NAME_MAX printable ASCII bytes, no '/', '@'
  *             or blanks), capacity 0 or beyond CXLTIER_CKPT_CAPACITY_MAX, copies not
- *             1 or 2, the same pool twice
+ *             1 or 2, the same pool twice, a shared pool (volatile memory shared
+ *             between hosts: never a copy's pool)
  *   -ENOENT   no such checkpoint;  -EEXIST  the name is taken
  *   -EFBIG    a size beyond the capacity
- *   -EBUSY    an asynchronous commit is running, or a commit has begun
+ *   -EBUSY    an asynchronous commit is running, or a commit has begun, on this
+ *             object or (begin, commit_async) by another committer
  *   -ENODATA  nothing committed verifies (restore)
  *   -EPROTONOSUPPORT  a copy holds a checkpoint header or slot of a newer format
  *             (written by a newer libcxltier): it is never written over
@@ -1138,8 +1147,9 @@ int cxltier_ckpt_params_set_mode(struct cxltier_ckpt_params *params, unsigned in
  * Create checkpoint @name: its copies' persistent regions, each formatted with an
  * empty store (no generation), and open it for writing in *@ckpt.  Pools not given
  * are chosen from the context's snapshot: the online pools with the most free
- * space, each copy on blades no other copy uses (-ENODEV when there are not enough
- * such pools; one copy with no pool online leaves the choice to the module).  On
+ * space, not shared, each copy on blades no other copy uses (-ENODEV when there are
+ * not enough such pools; one copy with no pool online leaves the choice to the
+ * module).  On
  * failure nothing is left behind.
  */
 int cxltier_ckpt_create(struct cxltier_ctx *ctx, const char *name,
@@ -1202,13 +1212,14 @@ int cxltier_ckpt_wait(struct cxltier_ckpt *ckpt, uint64_t *generation);
 int cxltier_ckpt_poll(struct cxltier_ckpt *ckpt, uint64_t *generation);
 
 /*
- * Restore: the newest generation whose data verifies in some copy, read into @buf
- * (@bufsize bytes).  Data is read until a copy verifies (once, when nothing is
+ * Restore: the newest generation whose data verifies in some copy, on the timeline
+ * of the newest commit, read into @buf (@bufsize bytes); the next commit of this
+ * object is built on it.  Data is read until a copy verifies (once, when nothing is
  * wrong); *@info (if not NULL; free it with cxltier_ckpt_info_free()) tells each
  * copy's state, from its records for a copy whose data was not read
  * (cxltier_ckpt_verify() reads them all).  On success, when a copy is bad,
- * missing or of a newer format, cxltier_get_last_error() of the context says
- * which and why (else it is "").
+ * missing, of a newer format or diverged, cxltier_get_last_error() of the context
+ * says which and why (else it is "").
  *   -ENODATA  nothing committed verifies (or nothing was ever committed); the
  *             reason says what each copy holds
  *   -ENOBUFS  @bufsize is smaller than the generation's size
@@ -1230,8 +1241,9 @@ enum cxltier_ckpt_copy_state {
 	CXLTIER_CKPT_COPY_BAD = 2,          /* its header or newest data fails its checksum */
 	CXLTIER_CKPT_COPY_MISSING = 3,      /* its region is gone, or lost with its pool */
 	CXLTIER_CKPT_COPY_NEWER_FORMAT = 4, /* written by a newer libcxltier: not read */
+	CXLTIER_CKPT_COPY_DIVERGED = 5,     /* its newest commit is on an abandoned timeline */
 };
-/* "ok", "stale", "bad", "missing", "newer-format" or "unknown". */
+/* "ok", "stale", "bad", "missing", "newer-format", "diverged" or "unknown". */
 const char *cxltier_ckpt_copy_state_name(enum cxltier_ckpt_copy_state state);
 
 void cxltier_ckpt_info_free(struct cxltier_ckpt_info *info);

@@ -3,6 +3,7 @@
 // "NAME@k", mapped whole; ckpt_core.cpp does the format, commit and restore on
 // that memory.  Here: choosing pools, creating, opening, dropping and listing, the
 // commit calls of the C ABI and the asynchronous commit's thread.
+#include <sys/file.h>
 #include <sys/random.h>
 
 #include <algorithm>
@@ -36,6 +37,7 @@ static_assert(CXLTIER_CKPT_COPY_STALE == static_cast<int>(core::copy_state::stal
 static_assert(CXLTIER_CKPT_COPY_BAD == static_cast<int>(core::copy_state::bad));
 static_assert(CXLTIER_CKPT_COPY_MISSING == static_cast<int>(core::copy_state::missing));
 static_assert(CXLTIER_CKPT_COPY_NEWER_FORMAT == static_cast<int>(core::copy_state::newer_format));
+static_assert(CXLTIER_CKPT_COPY_DIVERGED == static_cast<int>(core::copy_state::diverged));
 
 struct cxltier_ckpt_params {
 	std::uint64_t capacity = 0;
@@ -63,6 +65,35 @@ struct cxltier_ckpt_list {
 	std::vector<std::string> names;
 };
 
+namespace {
+
+// The committer lock of a checkpoint: flock(LOCK_EX) on the region file of every
+// copy this object has open, from begin (or commit_async) until the commit ends.
+// Every process's files of one region share its inode, so two processes (or two
+// objects) committing to the same checkpoint exclude each other; the kernel drops
+// the lock with the file when a committer dies.  Without it two commits could
+// plan the same target slot and write one over the other.
+class commit_lock {
+public:
+	commit_lock() = default;
+	commit_lock(const commit_lock &) = delete;
+	commit_lock &operator=(const commit_lock &) = delete;
+	~commit_lock() { release(); }
+
+	void add(int fd) { fds_.push_back(fd); }
+	void release() noexcept
+	{
+		for (int fd : fds_)
+			::flock(fd, LOCK_UN);
+		fds_.clear();
+	}
+
+private:
+	std::vector<int> fds_;
+};
+
+} // namespace
+
 struct cxltier_ckpt {
 	cxltier_ctx *ctx = nullptr; // referenced; receives the checkpoint's errors
 	std::string name;
@@ -75,6 +106,13 @@ struct cxltier_ckpt {
 	std::vector<cxltier_region *> regions;
 	std::vector<std::string> pools;
 	std::vector<core::copy_view> views;
+	// What the commits build on (the last commit or restore) and which slots were
+	// seen to verify.  Used by the calls and, while it runs, the asynchronous
+	// commit's thread only (busy() keeps them apart).
+	core::committer who;
+	// Held while a commit of this object runs (begin to commit or abort, or the
+	// asynchronous commit).
+	commit_lock lock;
 	// A synchronous commit between begin and commit or abort.
 	std::optional<core::commit_plan> begun;
 	std::uint64_t begun_size = 0;
@@ -160,6 +198,12 @@ result<std::vector<std::string>> choose_pools(cxltier_ctx *ctx, const std::strin
 	for (unsigned int k = 0; k < p.copies; k++) {
 		if (p.pools[k].empty())
 			continue;
+		const cxltier_pool *given = cxltier_pool_get_by_name(ctx, p.pools[k].c_str());
+		if (given && given->shared)
+			return error{-EINVAL, quoted_ckpt(name) + ": pool " + p.pools[k] +
+						      " is a shared pool (RAM of a device shared between "
+						      "hosts, not persistent): checkpoints go on this host's "
+						      "persistent pools only"};
 		for (unsigned int j = 0; j < k; j++)
 			if (p.pools[j] == p.pools[k])
 				return error{-EINVAL, quoted_ckpt(name) + ": copies " + std::to_string(j) +
@@ -175,8 +219,9 @@ result<std::vector<std::string>> choose_pools(cxltier_ctx *ctx, const std::strin
 		out[k] = p.pools[k];
 	}
 	std::vector<const cxltier_pool *> online;
+	// Shared pools are volatile memory other hosts map too: never a copy's home.
 	for (const auto &pl : ctx->snap->pools)
-		if (pl.state == CXLTIER_POOL_STATE_ONLINE && pl.free >= bytes)
+		if (pl.state == CXLTIER_POOL_STATE_ONLINE && pl.free >= bytes && !pl.shared)
 			online.push_back(&pl);
 	std::stable_sort(online.begin(), online.end(),
 			 [](const cxltier_pool *a, const cxltier_pool *b) { return a->free > b->free; });
@@ -205,7 +250,7 @@ result<std::vector<std::string>> choose_pools(cxltier_ctx *ctx, const std::strin
 				     quoted_ckpt(name) + ": " + std::to_string(p.copies) + " cop" +
 					     (p.copies == 1 ? "y needs a pool" : "ies need pools") +
 					     " online with " + std::to_string(bytes) +
-					     " bytes free each, on blades of their own (online pools with room: " +
+					     " bytes free each, on blades of their own, not shared (online pools with room: " +
 					     (have.empty() ? "none" : have) + "; see cxltierctl pool list)"};
 		}
 		out[k] = pick->name;
@@ -260,6 +305,11 @@ result<ckpt_ptr> open_ckpt(cxltier_ctx *ctx, const std::string &name, int access
 		last = k;
 		if (!info->persistent) {
 			v.why = v.label + " is not a persistent region";
+			continue;
+		}
+		if (info->shared) {
+			v.why = v.label + " is on shared pool " + info->pool +
+				" (volatile memory shared between hosts): not used as a copy";
 			continue;
 		}
 		if (info->lost) {
@@ -380,17 +430,48 @@ int need_write(cxltier_ckpt *ck)
 	return fail(ck->ctx, {-EBADF, quoted_ckpt(ck->name) + " is open read-only"});
 }
 
+// Takes the committer lock (see commit_lock): -EBUSY when another process or
+// checkpoint object is committing to this checkpoint.  Not waiting: a job whose
+// checkpoint another committer writes has a bigger problem than a late commit.
+int lock_commit(cxltier_ckpt *ck)
+{
+	ck->lock.release();
+	for (std::size_t k = 0; k < ck->regions.size(); k++) {
+		if (!ck->regions[k])
+			continue;
+		int fd = ck->regions[k]->fd;
+		if (!::flock(fd, LOCK_EX | LOCK_NB)) {
+			ck->lock.add(fd);
+			continue;
+		}
+		int err = errno;
+		ck->lock.release();
+		if (err == EWOULDBLOCK)
+			return fail(ck->ctx, {-EBUSY, quoted_ckpt(ck->name) +
+							      ": another committer (a process, or another "
+							      "open of it) is committing to it (region '" +
+							      copy_region(ck->name, static_cast<unsigned int>(k)) +
+							      "' is locked); one commits at a time"});
+		return fail(ck->ctx, {-err, quoted_ckpt(ck->name) + ": flock on region '" +
+						    copy_region(ck->name, static_cast<unsigned int>(k)) +
+						    "': " + std::string(errno_text(err))});
+	}
+	return 0;
+}
+
 // The asynchronous commit's thread: the state is in ck->buffer.
 void async_commit(cxltier_ckpt *ck, std::uint64_t size) noexcept
 {
 	try {
 		core::store_scan s = core::scan(ck->views);
-		auto p = core::plan(ck->views, s, ck->name);
+		auto p = core::plan(ck->views, s, ck->name, ck->who);
 		if (!p) {
 			ck->async_rc = p.err().code;
 			ck->async_msg = p.err().msg;
 		} else {
-			core::commit_from(ck->views, *p, ck->buffer.get(), size, now_ns(), cpu_persist());
+			std::uint64_t now = now_ns();
+			core::commit_from(ck->views, *p, ck->buffer.get(), size, now, cpu_persist());
+			core::committed(ck->who, *p, now);
 			ck->async_rc = 0;
 			ck->async_gen = p->generation;
 			ck->async_durable = static_cast<unsigned int>(p->copies.size());
@@ -402,6 +483,7 @@ void async_commit(cxltier_ckpt *ck, std::uint64_t size) noexcept
 		ck->async_rc = -EIO;
 		ck->async_msg.clear();
 	}
+	ck->lock.release();
 	ck->done.store(true, std::memory_order_release);
 }
 
@@ -588,6 +670,8 @@ CXLTIER_EXPORT void cxltier_ckpt_close(cxltier_ckpt *ck)
 		return;
 	if (ck->worker.joinable())
 		ck->worker.join();
+	// A begun commit's lock, before its files go (their numbers may be reused).
+	ck->lock.release();
 	close_regions(ck);
 	cxltier_unref(ck->ctx);
 	delete ck;
@@ -657,10 +741,14 @@ CXLTIER_EXPORT int cxltier_ckpt_begin(cxltier_ckpt *ck, uint64_t size, void **st
 		if (int rc = fits(ck, size))
 			return rc;
 		forget_lost(ck);
+		if (int rc = lock_commit(ck))
+			return rc;
 		core::store_scan s = core::scan(ck->views);
-		auto p = core::plan(ck->views, s, ck->name);
-		if (!p)
+		auto p = core::plan(ck->views, s, ck->name, ck->who);
+		if (!p) {
+			ck->lock.release();
 			return fail(ck->ctx, std::move(p).err());
+		}
 		core::begin(ck->views, *p, cpu_persist());
 		if (staging)
 			*staging = core::staging(ck->views, *p);
@@ -712,12 +800,15 @@ CXLTIER_EXPORT int cxltier_ckpt_commit(cxltier_ckpt *ck, uint64_t *generation)
 			return fail(ck->ctx, {-EINVAL, quoted_ckpt(ck->name) +
 							       ": no commit has begun (cxltier_ckpt_begin())"});
 		// Written in order through cxltier_ckpt_write(): checksummed already.
+		std::uint64_t now = now_ns();
 		if (ck->direct && ck->in_order && ck->written == ck->begun_size)
-			core::commit_written(ck->views, *ck->begun, ck->begun_size, ck->crc, now_ns(),
+			core::commit_written(ck->views, *ck->begun, ck->begun_size, ck->crc, now,
 					     cpu_persist());
 		else
-			core::commit_staged(ck->views, *ck->begun, ck->begun_size, now_ns(),
+			core::commit_staged(ck->views, *ck->begun, ck->begun_size, now,
 					    cpu_persist());
+		core::committed(ck->who, *ck->begun, now);
+		ck->lock.release();
 		ck->generation = ck->begun->generation;
 		ck->durable = static_cast<unsigned int>(ck->begun->copies.size());
 		ck->begun.reset();
@@ -735,6 +826,7 @@ CXLTIER_EXPORT int cxltier_ckpt_abort(cxltier_ckpt *ck)
 		if (!ck->begun)
 			return fail(ck->ctx, {-EINVAL, quoted_ckpt(ck->name) + ": no commit has begun"});
 		ck->begun.reset();
+		ck->lock.release();
 		return 0;
 	});
 }
@@ -762,10 +854,17 @@ CXLTIER_EXPORT int cxltier_ckpt_commit_async(cxltier_ckpt *ck, const void *state
 			ck->buffer_size = size;
 		}
 		std::memcpy(ck->buffer.get(), state, size);
+		if (int rc = lock_commit(ck))
+			return rc;
 		ck->done.store(false, std::memory_order_relaxed);
 		ck->async_rc = 0;
 		ck->async_msg.clear();
-		ck->worker = std::thread(async_commit, ck, size);
+		try {
+			ck->worker = std::thread(async_commit, ck, size);
+		} catch (...) {
+			ck->lock.release();
+			throw;
+		}
 		ck->started = true;
 		return 0;
 	});
@@ -815,6 +914,8 @@ int check(cxltier_ckpt *ck, check_kind kind, void *buf, uint64_t bufsize, cxltie
 	else
 		r = core::restore(ck->views, s, buf, kind == check_kind::restore ? bufsize : 0,
 				  kind == check_kind::verify);
+	if (kind != check_kind::stat)
+		core::restored(ck->who, r, kind == check_kind::restore);
 	if (info)
 		*info = make_info(ck, r);
 	if (!r.generation) {
@@ -870,7 +971,7 @@ CXLTIER_EXPORT int cxltier_ckpt_stat(cxltier_ckpt *ck, cxltier_ckpt_info **info)
 CXLTIER_EXPORT const char *cxltier_ckpt_copy_state_name(cxltier_ckpt_copy_state state)
 {
 	auto i = static_cast<unsigned int>(state);
-	if (i > CXLTIER_CKPT_COPY_NEWER_FORMAT)
+	if (i > CXLTIER_CKPT_COPY_DIVERGED)
 		return "unknown";
 	return core::copy_state_name(static_cast<core::copy_state>(i));
 }

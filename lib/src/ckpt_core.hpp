@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,12 +20,15 @@
 
 namespace cxltier::internal::ckpt {
 
-// "CXLTCKPT" and "CXLTSLOT" as stored (little-endian).
+// "CXLTCKPT", "CXLTSLOT" and "CXLTLINE" as stored (little-endian).
 constexpr std::uint64_t header_magic = 0x54504b43544c5843ull;
 constexpr std::uint64_t record_magic = 0x544f4c53544c5843ull;
+constexpr std::uint64_t lineage_magic = 0x454e494c544c5843ull;
 // Readers accept any minor of their major; a newer major is never read or written.
+// Minor 1 adds the lineage after each record; a 1.0 record has none (its commit is
+// on the "legacy" timeline 0, ordered by generation as 1.0 readers order it).
 constexpr std::uint16_t format_major = 1;
-constexpr std::uint16_t format_minor = 0;
+constexpr std::uint16_t format_minor = 1;
 
 constexpr std::uint64_t page = 4096;
 constexpr unsigned nr_slots = 2;
@@ -74,6 +78,57 @@ struct alignas(64) record {
 static_assert(sizeof(record) == 64);
 static_assert(offsetof(record, generation) == 32 && offsetof(record, data_crc) == 56);
 
+// Where a timeline branched off another: the last commit of that timeline its
+// commits build on.
+struct fork_point {
+	std::uint64_t timeline;	  // 0
+	std::uint64_t epoch;	  // 8
+	std::uint64_t generation; // 16
+	std::uint64_t commit;	  // 24
+};
+static_assert(sizeof(fork_point) == 32);
+
+constexpr unsigned max_forks = 29;
+
+// Right after the record (slot offset 64), written with it (format 1.1).  Commits
+// form timelines: a timeline is a chain of commits by one committer, each built on
+// the one before.  A committer that did not make the newest commit present (a new
+// open, a restore) starts a new timeline of a higher epoch, so that what it
+// commits wins over a copy that comes back with commits it never saw.
+struct lineage {
+	std::uint64_t magic;		 // 0: lineage_magic
+	std::uint64_t commit;		 // 8: this commit's id (random), the same in every copy
+	std::uint64_t timeline;		 // 16: its timeline's id (random)
+	std::uint64_t epoch;		 // 24: its timeline's epoch, from 1
+	std::uint64_t start_ns;		 // 32: when its timeline began, CLOCK_REALTIME
+	std::uint64_t parent_generation; // 40: the commit it was built on, 0 none
+	std::uint64_t parent_commit;	 // 48
+	std::uint32_t nr_forks;		 // 56: entries of @forks used
+	std::uint32_t record_crc;	 // 60: the record's crc: this lineage is that record's
+	fork_point forks[max_forks];	 // 64: this timeline's fork point, then that one's, ...
+	std::uint8_t reserved[28];	 // 992: zero
+	std::uint32_t crc;		 // 1020: CRC32C of bytes 0-1019
+};
+static_assert(sizeof(lineage) == 1024);
+static_assert(offsetof(lineage, forks) == 64 && offsetof(lineage, crc) == 1020);
+// Slot offset of the lineage; record and lineage fit the record's page.
+constexpr std::uint64_t lineage_offset = sizeof(record);
+static_assert(lineage_offset + sizeof(lineage) <= data_offset);
+
+// A commit as restore and commit see it: its generation and lineage (for a 1.0
+// record, timeline 0, epoch 0, and its time as the commit id).
+struct commit_ref {
+	std::uint64_t generation = 0;
+	lineage lin{};
+};
+
+// Lineage order: epoch, then the timeline's start, then its id, then generation.
+// Two timelines of one epoch were started by committers that could not see each
+// other's commits; the later one wins.
+bool later(const commit_ref &a, const commit_ref &b) noexcept;
+// @x is @w or one of its ancestors, as far as @w's forks tell.
+bool descends(const commit_ref &w, const commit_ref &x) noexcept;
+
 // Bytes of a copy (a persistent region) for @capacity bytes of data; 0 when
 // @capacity is 0 or too large.
 std::uint64_t copy_bytes(std::uint64_t capacity) noexcept;
@@ -89,7 +144,7 @@ struct copy_view {
 };
 
 // Values are the C ABI's enum cxltier_ckpt_copy_state.
-enum class copy_state { ok = 0, stale = 1, bad = 2, missing = 3, newer_format = 4 };
+enum class copy_state { ok = 0, stale = 1, bad = 2, missing = 3, newer_format = 4, diverged = 5 };
 
 enum class slot_state {
 	empty,	      // zero, or a record a crash left half written (checksum fails)
@@ -100,7 +155,8 @@ enum class slot_state {
 struct slot_scan {
 	slot_state state = slot_state::empty;
 	record rec{};
-	std::string why; // for a record that is neither zero nor valid
+	commit_ref ref{}; // when valid
+	std::string why;  // for a record that is neither zero nor valid
 };
 
 struct copy_scan {
@@ -110,7 +166,7 @@ struct copy_scan {
 	header hdr{};
 	std::string why;	 // when not usable
 	std::array<slot_scan, nr_slots> slots{};
-	// The slot with the highest valid generation, -1 for none.
+	// The slot with the newest valid record (lineage order), -1 for none.
 	int newest() const noexcept;
 };
 
@@ -122,6 +178,9 @@ struct store_scan {
 	bool usable = false;	// at least one copy with a usable header
 	bool newer = false;	// some copy has something of a newer format
 	std::uint64_t max_generation = 0; // over valid records of every copy
+	std::uint64_t max_epoch = 0;	  // likewise
+	// The newest valid record of any copy (lineage order): what restore follows.
+	std::optional<commit_ref> winner;
 };
 
 // Reads every header and record (not the data).  Copies whose uuid, copies or
@@ -132,18 +191,46 @@ store_scan scan(const std::vector<copy_view> &views);
 void format(const copy_view &view, const uuid &id, unsigned copy, unsigned copies,
 	    std::uint64_t capacity, std::uint64_t now_ns, persist_ops &ops);
 
+// A slot whose data was seen to match its record (by a commit or a restore).
+struct good_slot {
+	unsigned copy;
+	unsigned slot;
+	std::uint64_t generation;
+	std::uint64_t commit;
+};
+
+// What a committer knows beyond the copies.
+struct committer {
+	// The commit the job's state was built on: what restore returned, or the last
+	// commit; none after an open (the newest commit present is taken).
+	std::optional<commit_ref> base;
+	// @base is this committer's own last commit: its timeline goes on while @base
+	// is still the newest commit present.
+	bool own = false;
+	// Saves reading a kept slot's data again to know that it verifies.
+	std::vector<good_slot> verified;
+};
+
 // What a commit writes: per usable copy the slot to write, and the generation.
 struct commit_plan {
 	std::vector<unsigned> copies; // indexes into the views, the first is the primary
 	std::array<unsigned, max_copies> target{};
 	std::uint64_t generation = 0;
 	std::uint64_t capacity = 0;
+	commit_ref commit;	   // its lineage; start_ns set when written, if new_timeline
+	bool new_timeline = false;
 };
 
 // The plan for the next commit; -EPROTONOSUPPORT when any copy has something of
-// a newer format, -EIO when no copy can be written.
+// a newer format, -EIO when no copy can be written.  The target of a copy is never
+// its newest slot (lineage order) whose data verifies: a newer record whose data
+// fails its checksum is what gets written over.
 result<commit_plan> plan(const std::vector<copy_view> &views, const store_scan &s,
-			 const std::string &name);
+			 const std::string &name, const committer &who = {});
+
+// After a commit of @p that returned: the committer's base is that commit, and
+// its slots verify.
+void committed(committer &who, const commit_plan &p, std::uint64_t now_ns);
 
 // Step 1: the target slots' records are made invalid, durably, so a crash while
 // their data is written leaves empty slots, never one whose old record meets new
@@ -175,8 +262,9 @@ void commit_from(const std::vector<copy_view> &views, const commit_plan &p, cons
 
 struct copy_result {
 	copy_state state = copy_state::missing;
-	std::uint64_t generation = 0; // the newest generation that verified there, 0 none
-	std::string message;	      // why bad, missing or newer; "" otherwise
+	// The newest generation that verified there, 0 none; diverged: its newest.
+	std::uint64_t generation = 0;
+	std::string message; // why bad, missing, newer or diverged; "" otherwise
 };
 
 struct restore_result {
@@ -185,12 +273,16 @@ struct restore_result {
 	std::uint64_t time_ns = 0;
 	int source = -1; // the copy read, -1 none
 	bool newer = false;
+	commit_ref commit; // the generation restored, when not 0
 	std::vector<copy_result> copies;
-	// The messages of bad, missing and newer copies, "; "-separated.
+	std::vector<good_slot> verified; // slots whose data was read and matched
+	// The messages of bad, missing, newer and diverged copies, "; "-separated.
 	std::string messages(const std::string &name) const;
 };
 
-// The newest generation whose data verifies in some copy, copied into @buf when
+// The newest generation whose data verifies in some copy, among the commits on the
+// timeline of the newest record (lineage order: a copy holding commits of an
+// abandoned timeline is diverged, never read), copied into @buf when
 // @buf is not null and @bufsize holds it.  With @every, every copy's newest valid
 // record is checked against its data, so each copy's state is known (verify);
 // without, the data is read until one copy verifies (restore: one read of the
@@ -204,7 +296,12 @@ restore_result restore(const std::vector<copy_view> &views, const store_scan &s,
 // record, and states as restore() would give them if every data checksum held.
 restore_result peek(const std::vector<copy_view> &views, const store_scan &s);
 
-// "ok", "stale", "bad", "missing", "newer-format".
+// After a restore (@as_base) or a verify: the slots that verified are remembered;
+// a restore's generation becomes the committer's base (the next commit is built
+// on it, on a timeline of its own).
+void restored(committer &who, const restore_result &r, bool as_base);
+
+// "ok", "stale", "bad", "missing", "newer-format", "diverged".
 const char *copy_state_name(copy_state s) noexcept;
 
 } // namespace cxltier::internal::ckpt

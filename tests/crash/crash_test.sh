@@ -18,7 +18,10 @@
 #   checkpoint  restored generation >= the last one seen committed (else lost),
 #               <= the last one seen begun + 1 (else torn), its size and content those
 #               of its generation (else torn); nothing restored when something was
-#               committed: lost;
+#               committed: lost; every copy ok, except one stale at G-1 when the
+#               kill may have cut the commit of the restored G (not seen committed)
+#               between the copies' records (else torn: a copy bad, missing,
+#               diverged or behind after a mere kill);
 #   regions     a region seen created is there with its content (missing: lost; other
 #               content: torn), one seen destroyed is gone (there: torn), the one
 #               create or destroy in flight at the kill may have happened or not (a
@@ -40,7 +43,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RUN=$ROOT/qemu/run
 PROG=crash-test
-usage() { sed -n '3,37p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,40p' "$0" | sed 's/^# \{0,1\}//'; }
 die_usage() { echo "$PROG: $* (see $0 --help)" >&2; exit 2; }
 
 # --check PREV CUR: only compare two boots' logs (tests/rig checks the checker).
@@ -174,6 +177,8 @@ check() {
 		else {
 			G = substr($2, 5) + 0
 			content = substr($4, 9)
+			copies = substr($5, 8)
+			gens = $6 ~ /^gens=/ ? substr($6, 6) : ""
 		}
 	}
 	file == 2 && $1 == "region" {
@@ -190,6 +195,15 @@ check() {
 			if (G < C) print "lost: restored generation " G ", generation " C " was committed"
 			if (G > B + 1) print "torn: restored generation " G ", the last begun was " B
 			if (content != "ok") print "torn: restored generation " G " does not hold its content"
+			# A kill between the copies records of generation G leaves one
+			# copy at G-1: stale, and only then.
+			n = split(copies, st, ","); split(gens, gn, ",")
+			for (k = 1; k <= n; k++) {
+				if (st[k] == "ok") continue
+				if (st[k] == "stale" && G > C && gn[k] != "" && gn[k] + 1 == G) continue
+				print "torn: copy " (k - 1) " is " st[k] " after the kill (copies=" copies \
+					", gens=" (gens == "" ? "?" : gens) ", generation " G " restored)"
+			}
 		}
 		if (!table) print "error: the boot after the kill listed no region table"
 		if (inflight == "") inflight = next_op

@@ -7,7 +7,7 @@
  * program's output.  On start the worker reports what survived, in lines the host
  * checks against what it saw before the kill:
  *
- *   crashw restore gen=G size=S content=ok|bad copies=STATE,STATE
+ *   crashw restore gen=G size=S content=ok|bad copies=STATE,STATE gens=G0,G1
  *   crashw restore none                 (nothing committed verifies: -ENODATA)
  *   crashw region NAME seed=S body=ok|bad|-
  *   crashw table n=N
@@ -250,7 +250,7 @@ int restore(cxltier_ctx *ctx, cxltier_ckpt *ck, const Options &o, uint64_t *gen)
 {
 	std::vector<uint64_t> buf((o.mib << 20) / 8);
 	cxltier_ckpt_info *info = nullptr;
-	std::string copies;
+	std::string copies, gens;
 	uint64_t g, size;
 	int err;
 
@@ -270,12 +270,14 @@ int restore(cxltier_ctx *ctx, cxltier_ckpt *ck, const Options &o, uint64_t *gen)
 	for (unsigned int i = 0; i < cxltier_ckpt_info_get_nr_copies(info); i++) {
 		copies += i ? "," : "";
 		copies += cxltier_ckpt_copy_state_name(cxltier_ckpt_info_get_copy_state(info, i));
+		gens += (i ? "," : "") +
+			std::to_string(cxltier_ckpt_info_get_copy_generation(info, i));
 	}
 	cxltier_ckpt_info_free(info);
-	say("restore gen=%llu size=%llu content=%s copies=%s", (unsigned long long)g,
+	say("restore gen=%llu size=%llu content=%s copies=%s gens=%s", (unsigned long long)g,
 	    (unsigned long long)size,
 	    size == state_size(o, g) && state_ok(buf.data(), size, g) ? "ok" : "bad",
-	    copies.c_str());
+	    copies.c_str(), gens.c_str());
 	*gen = g;
 	return 0;
 }

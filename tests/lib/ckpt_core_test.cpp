@@ -387,9 +387,11 @@ TEST_P(CkptCopies, CrashAtEveryStep)
 				got_new++;
 				ASSERT_TRUE(same(out, d3, r.size)) << "torn generation 3 at fence " << k;
 			}
-			// No copy is reported bad after a mere crash.
-			for (const auto &c : r.copies)
+			// No copy is reported bad or diverged after a mere crash.
+			for (const auto &c : r.copies) {
 				ASSERT_NE(c.state, ck::copy_state::bad) << c.message;
+				ASSERT_NE(c.state, ck::copy_state::diverged) << c.message;
+			}
 			// And the store goes on.
 			auto d4 = random_state(rng, rng() % capacity + 1);
 			std::uint64_t g4 = st.commit(d4, staged);
@@ -674,6 +676,238 @@ TEST(CkptCore, PeekReadsRecordsOnly)
 	EXPECT_EQ(r.generation, 2u);
 	EXPECT_EQ(r.size, 20u);
 	EXPECT_EQ(r.copies[0].state, ck::copy_state::ok);
+}
+
+// --- lineage ----------------------------------------------------------------------------
+
+// A commit by @who, a job's committer (what it restored or committed last), at @now.
+std::uint64_t commit_by(store &st, ck::committer &who, const std::vector<std::byte> &data,
+			std::vector<unsigned int> missing = {}, std::uint64_t now = 0)
+{
+	auto v = st.m.views(missing);
+	auto p = ck::plan(v, ck::scan(v), "job", who);
+	EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.err().msg);
+	if (!p.ok())
+		return 0;
+	if (!now)
+		now = 2000 + p->generation;
+	ck::commit_from(v, *p, data.data(), data.size(), now, st.m);
+	ck::committed(who, *p, now);
+	return p->generation;
+}
+
+// A restore by @who: what it returns is what @who's next commit builds on.
+ck::restore_result restore_by(store &st, ck::committer &who, std::vector<std::byte> &out,
+			      std::vector<unsigned int> missing = {})
+{
+	auto r = st.restore(out, missing);
+	ck::restored(who, r, true);
+	return r;
+}
+
+// Issue 22's sequence: A1 on both copies, A2 and A3 while copy 1 is gone; then copy
+// 0 gone, a restart restores generation 1 from copy 1 and commits B2 and B3 there.
+// With both copies back, B3 is restored (the job went on from the restore) and
+// copy 0, whose A3 the job abandoned, is diverged: never read, not even when B3's
+// data fails; the next commit rewrites it.
+TEST(CkptLineage, ReturningCopyOfAnAbandonedTimelineIsDiverged)
+{
+	store st(2);
+	std::mt19937_64 rng(30);
+	auto a1 = random_state(rng, 3000), a2 = random_state(rng, 3100), a3 = random_state(rng, 3200),
+	     b2 = random_state(rng, 4100), b3 = random_state(rng, 4200), c4 = random_state(rng, 500);
+	std::vector<std::byte> out;
+	ck::committer first;
+	EXPECT_EQ(commit_by(st, first, a1), 1u);
+	EXPECT_EQ(commit_by(st, first, a2, {1}), 2u);
+	EXPECT_EQ(commit_by(st, first, a3, {1}), 3u);
+
+	ck::committer second; // the job restarted
+	auto r = restore_by(st, second, out, {0});
+	ASSERT_EQ(r.generation, 1u);
+	EXPECT_TRUE(same(out, a1, r.size));
+	EXPECT_EQ(commit_by(st, second, b2, {0}), 2u);
+	EXPECT_EQ(commit_by(st, second, b3, {0}), 3u);
+
+	r = st.restore(out);
+	EXPECT_EQ(r.generation, 3u);
+	EXPECT_EQ(r.source, 1);
+	EXPECT_TRUE(same(out, b3, r.size));
+	EXPECT_EQ(r.copies[0].state, ck::copy_state::diverged);
+	EXPECT_EQ(r.copies[0].generation, 3u);
+	EXPECT_THAT(r.copies[0].message, HasSubstr("not on the timeline of generation 3 (epoch 2)"));
+	EXPECT_EQ(r.copies[1].state, ck::copy_state::ok);
+	EXPECT_THAT(r.messages("job"), HasSubstr("checkpoint 'job' copy 0 diverged"));
+	// Records only: the same.
+	auto v = st.m.views();
+	auto pk = ck::peek(v, ck::scan(v));
+	EXPECT_EQ(pk.source, 1);
+	EXPECT_EQ(pk.copies[0].state, ck::copy_state::diverged);
+	EXPECT_EQ(pk.copies[1].state, ck::copy_state::ok);
+
+	// B3's data damaged: B2 (its ancestor) is restored, never A3.
+	auto *h = reinterpret_cast<const ck::header *>(st.m.memory(1).data());
+	auto s = ck::scan(v);
+	std::size_t at = h->slot_offset[s.copies[1].newest()] + ck::data_offset + 7;
+	st.m.memory(1)[at] ^= std::byte{2};
+	r = st.restore(out);
+	EXPECT_EQ(r.generation, 2u);
+	EXPECT_TRUE(same(out, b2, r.size));
+	EXPECT_EQ(r.copies[0].state, ck::copy_state::diverged);
+	st.m.memory(1)[at] ^= std::byte{2};
+
+	// The next commit resyncs copy 0 from the job's timeline.
+	ck::committer third;
+	r = restore_by(st, third, out);
+	ASSERT_EQ(r.generation, 3u);
+	EXPECT_EQ(commit_by(st, third, c4), 4u);
+	r = st.restore(out);
+	EXPECT_EQ(r.generation, 4u);
+	EXPECT_TRUE(same(out, c4, r.size));
+	for (const auto &c : r.copies)
+		EXPECT_EQ(c.state, ck::copy_state::ok) << c.message;
+	// Copy 0 alone gives C4 too, and never A3 after that.
+	r = st.restore(out, {1});
+	EXPECT_EQ(r.generation, 4u);
+	EXPECT_TRUE(same(out, c4, r.size));
+}
+
+// The plain case: copy 1 missing for a while, the job going on without a restart.
+// Back, it is behind (stale, its generation 1 an ancestor), not diverged, and the
+// next commit brings it up to date.  Also when the job restarted meanwhile and
+// restored from copy 0 (a new timeline that still has generation 1 behind it).
+TEST(CkptLineage, ReturningCopyBehindIsStale)
+{
+	for (bool restart : {false, true}) {
+		SCOPED_TRACE(restart ? "with a restart" : "without a restart");
+		store st(2);
+		std::mt19937_64 rng(31);
+		auto a1 = random_state(rng, 3000), a2 = random_state(rng, 3100),
+		     a3 = random_state(rng, 3200), a4 = random_state(rng, 100);
+		std::vector<std::byte> out;
+		ck::committer job;
+		EXPECT_EQ(commit_by(st, job, a1), 1u);
+		EXPECT_EQ(commit_by(st, job, a2, {1}), 2u);
+		if (restart) {
+			job = {};
+			ASSERT_EQ(restore_by(st, job, out, {1}).generation, 2u);
+		}
+		EXPECT_EQ(commit_by(st, job, a3, {1}), 3u);
+		auto r = st.restore(out);
+		EXPECT_EQ(r.generation, 3u);
+		EXPECT_TRUE(same(out, a3, r.size));
+		EXPECT_EQ(r.copies[0].state, ck::copy_state::ok);
+		EXPECT_EQ(r.copies[1].state, ck::copy_state::stale);
+		EXPECT_EQ(r.copies[1].generation, 1u);
+		EXPECT_EQ(r.messages("job"), "");
+		EXPECT_EQ(commit_by(st, job, a4), 4u);
+		r = st.restore(out);
+		for (const auto &c : r.copies)
+			EXPECT_EQ(c.state, ck::copy_state::ok) << c.message;
+		r = st.restore(out, {0});
+		EXPECT_EQ(r.generation, 4u);
+		EXPECT_TRUE(same(out, a4, r.size));
+	}
+}
+
+// Two restarts that could not see each other's commits (each restored generation 1
+// while the other copy was gone) fork timelines of the same epoch: the one started
+// later wins, whatever the copy order, and the other copy is diverged.
+TEST(CkptLineage, TiedForksLaterStartWins)
+{
+	for (unsigned int later_on : {0u, 1u}) {
+		SCOPED_TRACE("later fork on copy " + std::to_string(later_on));
+		store st(2);
+		std::mt19937_64 rng(32);
+		auto a1 = random_state(rng, 1000), x = random_state(rng, 1100),
+		     y = random_state(rng, 1200);
+		std::vector<std::byte> out;
+		ck::committer job;
+		EXPECT_EQ(commit_by(st, job, a1), 1u);
+		unsigned int early = 1 - later_on;
+		ck::committer p, q;
+		ASSERT_EQ(restore_by(st, p, out, {later_on}).generation, 1u);
+		EXPECT_EQ(commit_by(st, p, x, {later_on}, 5000), 2u);
+		EXPECT_EQ(commit_by(st, p, x, {later_on}, 5001), 3u);
+		ASSERT_EQ(restore_by(st, q, out, {early}).generation, 1u);
+		EXPECT_EQ(commit_by(st, q, y, {early}, 6000), 2u);
+		auto r = st.restore(out);
+		EXPECT_EQ(r.generation, 2u);
+		EXPECT_EQ(r.source, static_cast<int>(later_on));
+		EXPECT_TRUE(same(out, y, r.size));
+		EXPECT_EQ(r.copies[early].state, ck::copy_state::diverged);
+		EXPECT_EQ(r.copies[later_on].state, ck::copy_state::ok);
+	}
+}
+
+// The newest record's data fails its checksum: the next commit writes over that
+// slot, not over the last generation that verifies, so a crash during it still
+// leaves generation 1 to restore (issue 22, item 9).
+TEST(CkptLineage, PlanKeepsLastVerifiedGeneration)
+{
+	std::mt19937_64 rng(33);
+	for (int k = 0; k < 3; k++) {
+		SCOPED_TRACE("crash at fence " + std::to_string(k));
+		store st(1);
+		auto d1 = random_state(rng, 2000), d2 = random_state(rng, 2100),
+		     d3 = random_state(rng, 2200);
+		st.commit(d1, 0);
+		st.commit(d2, 0);
+		auto v = st.m.views();
+		auto s = ck::scan(v);
+		int g1 = 1 - s.copies[0].newest(), g2 = s.copies[0].newest();
+		auto *h = reinterpret_cast<const ck::header *>(st.m.memory(0).data());
+		st.m.memory(0)[h->slot_offset[g2] + ck::data_offset + 11] ^= std::byte{8};
+		st.m.settle();
+		auto p = ck::plan(v, ck::scan(v), "job");
+		ASSERT_TRUE(p.ok());
+		EXPECT_EQ(p->target[0], static_cast<unsigned int>(g2));
+		EXPECT_NE(p->target[0], static_cast<unsigned int>(g1));
+		st.m.crash_at = k;
+		EXPECT_THROW(st.commit(d3, 1), crashed);
+		st.m.crash(rng);
+		std::vector<std::byte> out;
+		auto r = st.restore(out);
+		ASSERT_EQ(r.generation, 1u);
+		EXPECT_TRUE(same(out, d1, r.size));
+	}
+}
+
+// Checkpoints of format 1.0 (records without lineage) restore; a commit on top of
+// them builds on their newest; a copy that comes back with 1.0 generations only is
+// behind, not diverged.
+TEST(CkptLineage, Format10RecordsStillRestore)
+{
+	store st(2);
+	std::mt19937_64 rng(34);
+	auto d1 = random_state(rng, 900), d2 = random_state(rng, 800), d3 = random_state(rng, 700);
+	st.commit(d1, 0);
+	st.commit(d2, 0);
+	// Make every record what 1.0 wrote: minor 0, its crc over it, no lineage.
+	for (unsigned int k = 0; k < 2; k++) {
+		auto *h = reinterpret_cast<const ck::header *>(st.m.memory(k).data());
+		for (unsigned int sl = 0; sl < ck::nr_slots; sl++) {
+			std::byte *base = st.m.memory(k).data() + h->slot_offset[sl];
+			auto *rec = reinterpret_cast<ck::record *>(base);
+			rec->minor = 0;
+			rec->crc = crc32c(0, rec, offsetof(ck::record, crc));
+			std::memset(base + ck::lineage_offset, 0, sizeof(ck::lineage));
+		}
+	}
+	std::vector<std::byte> out;
+	auto r = st.restore(out);
+	EXPECT_EQ(r.generation, 2u);
+	EXPECT_TRUE(same(out, d2, r.size));
+	for (const auto &c : r.copies)
+		EXPECT_EQ(c.state, ck::copy_state::ok) << c.message;
+	ck::committer job;
+	restore_by(st, job, out);
+	EXPECT_EQ(commit_by(st, job, d3, {1}), 3u);
+	r = st.restore(out);
+	EXPECT_EQ(r.generation, 3u);
+	EXPECT_TRUE(same(out, d3, r.size));
+	EXPECT_EQ(r.copies[1].state, ck::copy_state::stale);
+	EXPECT_EQ(r.copies[1].generation, 2u);
 }
 
 } // namespace

@@ -6,6 +6,8 @@
 // created, committed, reopened, restored, damaged and dropped as on the guest.
 // The crash cases are the core's (ckpt_core_test.cpp); these are the calls'.
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstring>
@@ -103,6 +105,36 @@ protected:
 			pos = nl + 1;
 		}
 		std::ofstream(f, std::ios::trunc) << out;
+	}
+
+	// The region line of @name without @extra (what mark_region() added).
+	void unmark_region(const std::string &name, const std::string &extra)
+	{
+		fs::path f = dev.dev().parent_path() / "regions";
+		std::string text = slurp(f), out;
+		std::size_t pos = 0;
+		while (pos < text.size()) {
+			std::size_t nl = text.find('\n', pos);
+			std::string line = text.substr(pos, nl - pos);
+			std::size_t at = line.find(" " + extra);
+			if (line.find(" " + name + " ") != std::string::npos && at != std::string::npos)
+				line.erase(at, extra.size() + 1);
+			out += line + "\n";
+			pos = nl + 1;
+		}
+		std::ofstream(f, std::ios::trunc) << out;
+	}
+
+	// Restore of @ck into @out; the info (freed by the caller) in *@info.
+	int restore(cxltier_ckpt *ck, std::vector<unsigned char> &out, cxltier_ckpt_info **info)
+	{
+		out.assign(cap, 0);
+		return cxltier_ckpt_restore(ck, out.data(), out.size(), info);
+	}
+
+	static bool holds(const std::vector<unsigned char> &out, const std::vector<unsigned char> &want)
+	{
+		return out.size() >= want.size() && std::equal(want.begin(), want.end(), out.begin());
 	}
 
 	// The data file of region @name (its memory), for damaging it.
@@ -664,6 +696,245 @@ TEST_F(CkptTest, NewerFormatCopy)
 	EXPECT_EQ(cxltier_ckpt_commit_async(ck, a.data(), a.size()), 0);
 	EXPECT_EQ(cxltier_ckpt_wait(ck, nullptr), -EPROTONOSUPPORT);
 	cxltier_ckpt_close(ck);
+}
+
+// Issue 22's sequence through the calls: A1 on both copies; copy 1's pool lost,
+// the job goes on with A2 and A3; copy 0's pool lost and copy 1 back, the job
+// restarts, restores generation 1 and commits B2 and B3; both back: restore gives
+// B3, reports copy 0 diverged (also verify and stat), and the next commit resyncs it.
+TEST_F(CkptTest, DivergedCopyAfterRestore)
+{
+	cxltier_ckpt *ck = create("job", 2);
+	auto a1 = pattern(1000, 21), a2 = pattern(1100, 22), a3 = pattern(1200, 23),
+	     b2 = pattern(2100, 32), b3 = pattern(2200, 33), c4 = pattern(500, 44);
+	EXPECT_EQ(commit(ck, a1), 1u);
+	mark_region("job@1", "lost=1");
+	EXPECT_EQ(commit(ck, a2), 2u);
+	EXPECT_EQ(cxltier_ckpt_get_durable_copies(ck), 1u);
+	EXPECT_EQ(commit(ck, a3), 3u);
+	cxltier_ckpt_close(ck);
+
+	unmark_region("job@1", "lost=1");
+	mark_region("job@0", "lost=1");
+	ASSERT_EQ(cxltier_ckpt_open(ctx.get(), "job", CXLTIER_REGION_RDWR, &ck), 0) << why();
+	std::vector<unsigned char> out;
+	cxltier_ckpt_info *info = nullptr;
+	ASSERT_EQ(restore(ck, out, &info), 0) << why();
+	EXPECT_EQ(cxltier_ckpt_info_get_generation(info), 1u);
+	EXPECT_TRUE(holds(out, a1));
+	EXPECT_EQ(cxltier_ckpt_info_get_copy_state(info, 0), CXLTIER_CKPT_COPY_MISSING);
+	cxltier_ckpt_info_free(info);
+	EXPECT_EQ(commit(ck, b2), 2u);
+	EXPECT_EQ(commit(ck, b3), 3u);
+	cxltier_ckpt_close(ck);
+
+	unmark_region("job@0", "lost=1");
+	ASSERT_EQ(cxltier_ckpt_open(ctx.get(), "job", CXLTIER_REGION_RDWR, &ck), 0) << why();
+	ASSERT_EQ(restore(ck, out, &info), 0) << why();
+	EXPECT_EQ(cxltier_ckpt_info_get_generation(info), 3u);
+	EXPECT_EQ(cxltier_ckpt_info_get_source(info), 1);
+	EXPECT_TRUE(holds(out, b3));
+	EXPECT_EQ(cxltier_ckpt_info_get_copy_state(info, 0), CXLTIER_CKPT_COPY_DIVERGED);
+	EXPECT_EQ(cxltier_ckpt_info_get_copy_state(info, 1), CXLTIER_CKPT_COPY_OK);
+	EXPECT_THAT(cxltier_ckpt_info_get_copy_message(info, 0), HasSubstr("not on the timeline"));
+	EXPECT_THAT(why(), HasSubstr("copy 0 diverged"));
+	cxltier_ckpt_info_free(info);
+	for (auto call : {cxltier_ckpt_verify, cxltier_ckpt_stat}) {
+		ASSERT_EQ(call(ck, &info), 0) << why();
+		EXPECT_EQ(cxltier_ckpt_info_get_generation(info), 3u);
+		EXPECT_EQ(cxltier_ckpt_info_get_copy_state(info, 0), CXLTIER_CKPT_COPY_DIVERGED);
+		EXPECT_EQ(cxltier_ckpt_info_get_copy_state(info, 1), CXLTIER_CKPT_COPY_OK);
+		cxltier_ckpt_info_free(info);
+	}
+	EXPECT_STREQ(cxltier_ckpt_copy_state_name(CXLTIER_CKPT_COPY_DIVERGED), "diverged");
+
+	EXPECT_EQ(commit(ck, c4), 4u);
+	EXPECT_EQ(cxltier_ckpt_get_durable_copies(ck), 2u);
+	ASSERT_EQ(cxltier_ckpt_verify(ck, &info), 0) << why();
+	for (unsigned int k = 0; k < 2; k++)
+		EXPECT_EQ(cxltier_ckpt_info_get_copy_state(info, k), CXLTIER_CKPT_COPY_OK) << k;
+	EXPECT_STREQ(why(), "");
+	cxltier_ckpt_info_free(info);
+	cxltier_ckpt_close(ck);
+	// Copy 0 alone holds C4 now.
+	mark_region("job@1", "lost=1");
+	ASSERT_EQ(cxltier_ckpt_open(ctx.get(), "job", CXLTIER_REGION_READ, &ck), 0) << why();
+	ASSERT_EQ(restore(ck, out, nullptr), 0) << why();
+	EXPECT_TRUE(holds(out, c4));
+	cxltier_ckpt_close(ck);
+}
+
+// The plain case through the calls: copy 1 away while the job goes on, then back:
+// it is behind (stale), the newest generation restores, the next commit catches it up.
+TEST_F(CkptTest, CopyReturnsBehind)
+{
+	cxltier_ckpt *ck = create("job", 2);
+	auto a1 = pattern(1000, 51), a2 = pattern(1100, 52), a3 = pattern(1200, 53),
+	     a4 = pattern(900, 54);
+	EXPECT_EQ(commit(ck, a1), 1u);
+	mark_region("job@1", "lost=1");
+	EXPECT_EQ(commit(ck, a2), 2u);
+	EXPECT_EQ(commit(ck, a3), 3u);
+	cxltier_ckpt_close(ck);
+	unmark_region("job@1", "lost=1");
+	ASSERT_EQ(cxltier_ckpt_open(ctx.get(), "job", CXLTIER_REGION_RDWR, &ck), 0) << why();
+	std::vector<unsigned char> out;
+	cxltier_ckpt_info *info = nullptr;
+	ASSERT_EQ(restore(ck, out, &info), 0) << why();
+	EXPECT_EQ(cxltier_ckpt_info_get_generation(info), 3u);
+	EXPECT_TRUE(holds(out, a3));
+	EXPECT_EQ(cxltier_ckpt_info_get_copy_state(info, 0), CXLTIER_CKPT_COPY_OK);
+	EXPECT_EQ(cxltier_ckpt_info_get_copy_state(info, 1), CXLTIER_CKPT_COPY_STALE);
+	EXPECT_EQ(cxltier_ckpt_info_get_copy_generation(info, 1), 1u);
+	EXPECT_STREQ(why(), "");
+	cxltier_ckpt_info_free(info);
+	EXPECT_EQ(commit(ck, a4), 4u);
+	ASSERT_EQ(cxltier_ckpt_verify(ck, &info), 0) << why();
+	for (unsigned int k = 0; k < 2; k++)
+		EXPECT_EQ(cxltier_ckpt_info_get_copy_state(info, k), CXLTIER_CKPT_COPY_OK) << k;
+	cxltier_ckpt_info_free(info);
+	cxltier_ckpt_close(ck);
+}
+
+// One committer at a time: a second open of the checkpoint, in this process or in
+// another, gets -EBUSY from begin and commit_async while a commit has begun, and
+// can commit once it ended.
+TEST_F(CkptTest, OneCommitterAtATime)
+{
+	cxltier_ckpt *ck = create("job", 2);
+	auto a = pattern(1000, 61), b = pattern(1000, 62);
+	cxltier_ckpt *other = nullptr;
+	ASSERT_EQ(cxltier_ckpt_open(ctx.get(), "job", CXLTIER_REGION_RDWR, &other), 0) << why();
+	void *staging = nullptr;
+	ASSERT_EQ(cxltier_ckpt_begin(ck, a.size(), &staging), 0) << why();
+	EXPECT_EQ(cxltier_ckpt_begin(other, b.size(), &staging), -EBUSY);
+	EXPECT_THAT(why(), HasSubstr("another committer"));
+	EXPECT_EQ(cxltier_ckpt_commit_async(other, b.data(), b.size()), -EBUSY);
+
+	pid_t pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		// Another process, with its own context and files.
+		cxltier_ctx *c = nullptr;
+		cxltier_ckpt *mine = nullptr;
+		void *st = nullptr;
+		if (cxltier_new(&c) || cxltier_ckpt_open(c, "job", CXLTIER_REGION_RDWR, &mine))
+			_exit(2);
+		_exit(cxltier_ckpt_begin(mine, 10, &st) == -EBUSY ? 0 : 1);
+	}
+	int status = 0;
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+
+	ASSERT_EQ(cxltier_ckpt_write(ck, 0, a.data(), a.size()), 0) << why();
+	std::uint64_t gen = 0;
+	ASSERT_EQ(cxltier_ckpt_commit(ck, &gen), 0) << why();
+	EXPECT_EQ(gen, 1u);
+	EXPECT_EQ(commit(other, b), 2u);
+	ASSERT_EQ(cxltier_ckpt_begin(other, 10, &staging), 0) << why();
+	EXPECT_EQ(cxltier_ckpt_begin(ck, 10, &staging), -EBUSY);
+	ASSERT_EQ(cxltier_ckpt_abort(other), 0);
+	EXPECT_EQ(commit(ck, a), 3u);
+	cxltier_ckpt_close(other);
+	cxltier_ckpt_close(ck);
+}
+
+// Two committers racing (two threads, each its own open of one checkpoint,
+// retrying on -EBUSY): commits never overlap, so every generation is committed
+// once, and the newest restores whole.
+TEST_F(CkptTest, RacingCommittersNeverOverlap)
+{
+	cxltier_ckpt_close(create("job", 2));
+	std::vector<std::uint64_t> gens[2];
+	std::vector<unsigned char> last[2];
+	auto run = [&](int t) {
+		int err = 0;
+		auto c = cxltier::make_ctx(err);
+		cxltier_ckpt *ck = nullptr;
+		if (err || cxltier_ckpt_open(c.get(), "job", CXLTIER_REGION_RDWR, &ck))
+			return;
+		for (int i = 0; i < 40; i++) {
+			auto data = pattern(4000 + 8 * i, 100 * t + i);
+			void *staging = nullptr;
+			int rc;
+			while ((rc = cxltier_ckpt_begin(ck, data.size(), &staging)) == -EBUSY)
+				std::this_thread::yield();
+			if (rc)
+				break;
+			std::memcpy(staging, data.data(), data.size());
+			// A commit that takes a while, as a real one does: the other
+			// committer comes in meanwhile.
+			std::this_thread::sleep_for(std::chrono::microseconds(200));
+			std::uint64_t g = 0;
+			if (cxltier_ckpt_commit(ck, &g))
+				break;
+			gens[t].push_back(g);
+			last[t] = data;
+		}
+		cxltier_ckpt_close(ck);
+	};
+	std::thread t0(run, 0), t1(run, 1);
+	t0.join();
+	t1.join();
+	ASSERT_EQ(gens[0].size(), 40u);
+	ASSERT_EQ(gens[1].size(), 40u);
+	std::set<std::uint64_t> all(gens[0].begin(), gens[0].end());
+	all.insert(gens[1].begin(), gens[1].end());
+	EXPECT_EQ(all.size(), 80u) << "a generation was committed twice";
+	cxltier_ckpt *ck = nullptr;
+	ASSERT_EQ(cxltier_ckpt_open(ctx.get(), "job", CXLTIER_REGION_READ, &ck), 0) << why();
+	std::vector<unsigned char> out;
+	cxltier_ckpt_info *info = nullptr;
+	ASSERT_EQ(restore(ck, out, &info), 0) << why();
+	EXPECT_EQ(cxltier_ckpt_info_get_generation(info), *all.rbegin());
+	int winner = gens[0].back() > gens[1].back() ? 0 : 1;
+	EXPECT_TRUE(holds(out, last[winner]));
+	for (unsigned int k = 0; k < 2; k++)
+		EXPECT_EQ(cxltier_ckpt_info_get_copy_state(info, k), CXLTIER_CKPT_COPY_OK) << k;
+	cxltier_ckpt_info_free(info);
+	cxltier_ckpt_close(ck);
+}
+
+// Shared pools (RAM shared between hosts, not persistent) hold no checkpoint:
+// skipped when the pools are chosen, refused when given, each refusal naming it.
+TEST_F(CkptTest, SharedPoolRefused)
+{
+	// The most free space of all: the choice would take it first.
+	add_shared_pool(sysfs, {.pool = {.name = "region9",
+					  .size = "1073741824",
+					  .free = "1073741824",
+					  .blades = "mem9",
+					  .uuid = "5b1e0c2a-7d44-4c39-b0f1-2e6a9c8d4f10"}});
+	ASSERT_EQ(cxltier_refresh(ctx.get()), 0) << why();
+	cxltier_ckpt *ck = create("auto", 2);
+	ASSERT_NE(ck, nullptr);
+	cxltier_ckpt_info *info = nullptr;
+	cxltier_ckpt_stat(ck, &info);
+	ASSERT_NE(info, nullptr);
+	for (unsigned int k = 0; k < 2; k++)
+		EXPECT_STRNE(cxltier_ckpt_info_get_copy_pool(info, k), "region9") << k;
+	cxltier_ckpt_info_free(info);
+	cxltier_ckpt_close(ck);
+
+	cxltier_ckpt_params *p = nullptr;
+	ASSERT_EQ(cxltier_ckpt_params_new(&p), 0);
+	ASSERT_EQ(cxltier_ckpt_params_set_capacity(p, cap), 0);
+	ASSERT_EQ(cxltier_ckpt_params_set_pool(p, 0, "region9"), 0);
+	EXPECT_EQ(cxltier_ckpt_create(ctx.get(), "given", p, &ck), -EINVAL);
+	EXPECT_THAT(why(), HasSubstr("pool region9 is a shared pool"));
+	cxltier_ckpt_params_free(p);
+	cxltier_region_info *ri = nullptr;
+	EXPECT_EQ(cxltier_region_stat(ctx.get(), "given@0", &ri), -ENOENT);
+
+	// Only shared pools with room: none to choose.
+	sysfs.write("pools/region1/free", "0");
+	sysfs.write("pools/region2/free", "0");
+	ASSERT_EQ(cxltier_refresh(ctx.get()), 0) << why();
+	ASSERT_EQ(cxltier_ckpt_params_new(&p), 0);
+	ASSERT_EQ(cxltier_ckpt_params_set_capacity(p, cap), 0);
+	EXPECT_EQ(cxltier_ckpt_create(ctx.get(), "none", p, &ck), -ENODEV);
+	EXPECT_THAT(why(), HasSubstr("not shared"));
+	cxltier_ckpt_params_free(p);
 }
 
 // Names of copy states.

@@ -149,7 +149,7 @@ bool troubled(const checked &c)
 	for (unsigned int k = 0; i && k < cxltier_ckpt_info_get_nr_copies(i); k++) {
 		auto s = cxltier_ckpt_info_get_copy_state(i, k);
 		if (s == CXLTIER_CKPT_COPY_BAD || s == CXLTIER_CKPT_COPY_MISSING ||
-		    s == CXLTIER_CKPT_COPY_NEWER_FORMAT)
+		    s == CXLTIER_CKPT_COPY_NEWER_FORMAT || s == CXLTIER_CKPT_COPY_DIVERGED)
 			return true;
 	}
 	return c.rc == -ENODATA && !c.reason.empty() &&
