@@ -41,6 +41,7 @@
 
 #include <linux/cleanup.h>
 #include <linux/crc32.h>
+#include <linux/delay.h>
 #include <linux/io.h>
 #include <linux/ioport.h>
 #include <linux/kobject.h>
@@ -48,10 +49,12 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/rwsem.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/sysfs.h>
 #include <linux/timekeeping.h>
+#include <linux/uaccess.h>
 #include <linux/uuid.h>
 
 #include "cxlr.h"
@@ -59,7 +62,6 @@
 #include "devattr.h"
 #include "health.h"
 #include "pool.h"
-#include "pool_format.h"
 #include "pool_int.h"
 #include "region.h"
 #include "region_mm.h"
@@ -78,11 +80,6 @@ static struct {
 	.list_lock = __SPIN_LOCK_UNLOCKED(cxlt_pools.list_lock),
 	.list = LIST_HEAD_INIT(cxlt_pools.list),
 };
-
-u32 cxlt_pool_crc(const void *p, size_t len)
-{
-	return ~__crc32c_le(~0U, p, len);
-}
 
 /* Write @len bytes at @addr back to the persistence domain, and fence. */
 void cxlt_pool_persist(void *addr, size_t len)
@@ -155,13 +152,118 @@ static int cxlt_pool_map(struct cxlt_pool *pool)
 	return 0;
 }
 
-/* --- reading the superblock and the table ---------------------------------------- */
+/* --- the pool core's device access (poolcore/cxlt_pc.h) ------------------------------ */
 
-static bool cxlt_pool_sb_ok(const struct cxlt_pool_sb *sb)
+/*
+ * The core calls these with the pool's @gate held for reading (cxlt_pool_relax()
+ * drops it only while it sleeps), so the memory stays mapped; a pool that went
+ * meanwhile reads as poison and takes no stores.
+ */
+static bool cxlt_pool_mem(struct cxlt_pool *pool)
 {
-	return !memcmp(sb->magic, CXLT_POOL_MAGIC, sizeof(sb->magic)) &&
-	       le32_to_cpu(sb->crc) == cxlt_pool_crc(sb, offsetof(struct cxlt_pool_sb, crc));
+	return pool->base && READ_ONCE(pool->state) != CXLT_POOL_LOST;
 }
+
+static int cxlt_pool_read(void *ctx, u64 off, void *buf, u32 len)
+{
+	struct cxlt_pool *pool = ctx;
+
+	/* Poison in the metadata is an error, not a machine check. */
+	if (!cxlt_pool_mem(pool) || copy_mc_to_kernel(buf, pool->base + off, len))
+		return -EIO;
+	return 0;
+}
+
+static void cxlt_pool_write(void *ctx, u64 off, const void *buf, u32 len)
+{
+	struct cxlt_pool *pool = ctx;
+
+	if (cxlt_pool_mem(pool))
+		memcpy(pool->base + off, buf, len);
+}
+
+static void cxlt_pool_zero_range(void *ctx, u64 off, u64 len)
+{
+	struct cxlt_pool *pool = ctx;
+
+	if (cxlt_pool_mem(pool))
+		memset(pool->base + off, 0, len);
+}
+
+static void cxlt_pool_wb(void *ctx, u64 off, u64 len)
+{
+	struct cxlt_pool *pool = ctx;
+
+	if (cxlt_pool_mem(pool))
+		arch_wb_cache_pmem(pool->base + off, len);
+}
+
+static void cxlt_pool_inval(void *ctx, u64 off, u64 len)
+{
+	struct cxlt_pool *pool = ctx;
+	u64 done, n;
+
+	if (!cxlt_pool_mem(pool))
+		return;
+	for (done = 0; done < len; done += n) {
+		n = min(len - done, CXLT_POOL_UNIT);
+		arch_invalidate_pmem(pool->base + off + done, n);
+		if (len > CXLT_POOL_UNIT)
+			cond_resched();
+	}
+}
+
+static void cxlt_pool_fence(void *ctx)
+{
+	/* Orders the write-backs (CLWB is weakly ordered) and the bakery's store-load. */
+	mb();
+}
+
+static u64 cxlt_pool_now_ms(void *ctx)
+{
+	/* Counts suspend: a host that slept finds its lease lapsed. */
+	return div_u64(ktime_get_boottime_ns(), NSEC_PER_MSEC);
+}
+
+static int cxlt_pool_relax(void *ctx)
+{
+	struct cxlt_pool *pool = ctx;
+
+	/* The lost path takes the gate for writing: never sleep holding it. */
+	up_read(&pool->gate);
+	if (fatal_signal_pending(current)) {
+		down_read(&pool->gate);
+		return -EINTR;
+	}
+	usleep_range(200, 1000);
+	down_read(&pool->gate);
+	return cxlt_pool_mem(pool) ? 0 : -ENODEV;
+}
+
+static void cxlt_pool_peer_lock(void *ctx)
+{
+	spin_lock(&((struct cxlt_pool *)ctx)->peer_lock);
+}
+
+static void cxlt_pool_peer_unlock(void *ctx)
+{
+	spin_unlock(&((struct cxlt_pool *)ctx)->peer_lock);
+}
+
+static const struct cxlt_pc_ops cxlt_pool_pc_ops = {
+	.read = cxlt_pool_read,
+	.write = cxlt_pool_write,
+	.zero = cxlt_pool_zero_range,
+	.wb = cxlt_pool_wb,
+	.inval = cxlt_pool_inval,
+	.fence = cxlt_pool_fence,
+	.now_ms = cxlt_pool_now_ms,
+	.relax = cxlt_pool_relax,
+	.lock = cxlt_pool_peer_lock,
+	.unlock = cxlt_pool_peer_unlock,
+};
+
+/* --- reading the superblock and the table ---------------------------------------- */
 
 /* Serial numbers of the region's devices in position order, for the superblock. */
 int cxlt_pool_serials(struct cxlt_pool *pool, __le64 *serials)
@@ -224,58 +326,11 @@ static bool cxlt_all_zero(const void *p, size_t len)
 	return !memchr_inv(p, 0, len);
 }
 
-static bool cxlt_pool_slot_ok(const struct cxlt_pool_slot *s)
-{
-	return le32_to_cpu(s->magic) == CXLT_POOL_ENTRY_MAGIC &&
-	       le16_to_cpu(s->major) == CXLT_POOL_MAJOR &&
-	       le32_to_cpu(s->crc) == cxlt_pool_crc(s, offsetof(struct cxlt_pool_slot, crc)) &&
-	       le32_to_cpu(s->state) <= CXLT_POOL_ENTRY_DYING;
-}
-
 /* The current slot of entry @idx, into @out; false when there is none. */
 bool cxlt_pool_read_entry(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_ent *ent,
 			  struct cxlt_pool_slot *out)
 {
-	struct cxlt_pool_slot s[2];
-	bool ok[2];
-	int i;
-
-	memset(ent, 0, sizeof(*ent));
-	ent->cur = -1;
-	for (i = 0; i < 2; i++) {
-		memcpy(&s[i], cxlt_pool_slot_addr(pool, idx, i), sizeof(s[i]));
-		ok[i] = cxlt_pool_slot_ok(&s[i]);
-	}
-	if (!ok[0] && !ok[1]) {
-		/* Never written is free; anything else lost its contents. */
-		ent->bad = !cxlt_all_zero(s, sizeof(s));
-		return false;
-	}
-	i = ok[0] && ok[1] ? le64_to_cpu(s[1].seq) > le64_to_cpu(s[0].seq) : ok[1];
-	ent->cur = i;
-	ent->seq = le64_to_cpu(s[i].seq);
-	ent->state = le32_to_cpu(s[i].state);
-	if (ent->state != CXLT_POOL_ENTRY_FREE) {
-		ent->offset = le64_to_cpu(s[i].offset);
-		ent->alloc = le64_to_cpu(s[i].alloc);
-		memcpy(ent->uuid, s[i].uuid, sizeof(ent->uuid));
-	}
-	*out = s[i];
-	return true;
-}
-
-/* A used entry that describes space outside the data area, or no region. */
-bool cxlt_pool_slot_sane(struct cxlt_pool *pool, const struct cxlt_pool_slot *s)
-{
-	u64 data_lo = le64_to_cpu(pool->sb.data_offset);
-	u64 data_hi = data_lo + le64_to_cpu(pool->sb.data_size);
-	u64 off = le64_to_cpu(s->offset), len = le64_to_cpu(s->length);
-	u64 alloc = le64_to_cpu(s->alloc);
-
-	return s->name[0] && strnlen(s->name, sizeof(s->name)) < sizeof(s->name) &&
-	       len && PAGE_ALIGNED(len) && alloc >= len && off >= data_lo &&
-	       off <= data_hi && alloc <= data_hi - off &&
-	       IS_ALIGNED(off, CXLT_POOL_UNIT) && le32_to_cpu(s->mode) <= 0777;
+	return cxlt_pc_read_entry(&pool->pc, idx, ent, out);
 }
 
 /* --- regions on the pool -------------------------------------------------------------- */
@@ -284,6 +339,7 @@ static void cxlt_pool_link(struct cxlt_pool *pool, struct cxlt_region *r)
 {
 	kobject_get(&pool->kobj);
 	r->pool = pool;
+	r->pool_inc = pool->inc;
 	scoped_guard(spinlock, &pool->rlock)
 		list_add_tail(&r->pool_link, &pool->regions);
 }
@@ -354,7 +410,7 @@ static void cxlt_pool_load_regions(struct cxlt_pool *pool)
 		}
 		if (pool->ents[i].state != CXLT_POOL_ENTRY_USED)
 			continue;
-		if (!cxlt_pool_slot_sane(pool, &s)) {
+		if (!cxlt_pc_slot_sane(&pool->pc, &s)) {
 			pool->ents[i].bad = true;
 			bad++;
 			continue;
@@ -405,15 +461,22 @@ static int cxlt_shared_pool_no_check(struct cxlt_pool *pool, u32 no)
 /* Read the pool's superblock and table; under @pool->lock, mapped. */
 static int cxlt_pool_attach(struct cxlt_pool *pool, u32 ways, u32 granularity)
 {
-	const struct cxlt_pool_sb *a = pool->base + CXLT_POOL_SB_A;
-	const struct cxlt_pool_sb *b = pool->base + CXLT_POOL_SB_B;
-	const struct cxlt_pool_sb *sb;
+	struct cxlt_pool_sb *a __free(kfree) = kzalloc(2 * sizeof(*a), GFP_KERNEL);
+	const struct cxlt_pool_sb *b = a + 1, *sb;
+	const char *why;
 	u32 n;
 	int rc;
 
+	if (!a) {
+		snprintf(pool->error, sizeof(pool->error), "out of memory");
+		return -ENOMEM;
+	}
 	/* Another host may have written it (multi-host pools): read what the media has. */
-	arch_invalidate_pmem(pool->base, CXLT_POOL_TABLE_OFFSET);
-	sb = cxlt_pool_sb_ok(a) ? a : cxlt_pool_sb_ok(b) ? b : NULL;
+	cxlt_pool_inval(pool, 0, CXLT_POOL_TABLE_OFFSET);
+	/* Poison in a superblock reads as one that fails its checksum. */
+	cxlt_pool_read(pool, CXLT_POOL_SB_A, a, sizeof(*a));
+	cxlt_pool_read(pool, CXLT_POOL_SB_B, a + 1, sizeof(*a));
+	sb = cxlt_pc_sb_ok(a) ? a : cxlt_pc_sb_ok(b) ? b : NULL;
 	if (!sb) {
 		if (cxlt_all_zero(a, sizeof(*a)) && cxlt_all_zero(b, sizeof(*b))) {
 			pool->state = CXLT_POOL_UNFORMATTED;
@@ -453,18 +516,15 @@ static int cxlt_pool_attach(struct cxlt_pool *pool, u32 ways, u32 granularity)
 		if (rc)
 			return rc;
 	}
-	n = le32_to_cpu(sb->table_entries);
-	if (le64_to_cpu(sb->table_offset) != CXLT_POOL_TABLE_OFFSET || !n ||
-	    n > CXLT_POOL_ENTRIES || le32_to_cpu(sb->entry_size) != CXLT_POOL_ENTRY_SIZE ||
-	    le32_to_cpu(sb->unit) != CXLT_POOL_UNIT ||
-	    le64_to_cpu(sb->data_offset) < CXLT_POOL_TABLE_OFFSET + (u64)n * CXLT_POOL_ENTRY_SIZE ||
-	    le64_to_cpu(sb->data_offset) > pool->size ||
-	    le64_to_cpu(sb->data_size) > pool->size - le64_to_cpu(sb->data_offset)) {
-		snprintf(pool->error, sizeof(pool->error), "superblock has an impossible layout");
-		return -EINVAL;
+	pool->pc.shared = pool->shared;
+	rc = cxlt_pc_layout(&pool->pc, sb, pool->size, &why);
+	if (rc) {
+		snprintf(pool->error, sizeof(pool->error), "%s", why);
+		return rc;
 	}
+	n = pool->pc.entries;
 	pool->sb = *sb;
-	arch_invalidate_pmem(pool->base + CXLT_POOL_TABLE_OFFSET, (u64)n * CXLT_POOL_ENTRY_SIZE);
+	cxlt_pc_inval_table(&pool->pc);
 	pool->ents = kvcalloc(n, sizeof(*pool->ents), GFP_KERNEL);
 	if (!pool->ents) {
 		snprintf(pool->error, sizeof(pool->error), "out of memory");
@@ -544,26 +604,10 @@ report:
 
 /* --- table updates --------------------------------------------------------------------- */
 
-/* Write entry @idx's next slot from @s (seq and crc filled in here); under @pool->lock. */
-void cxlt_pool_write_entry(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_slot *s)
+/* Write entry @idx's next slot from @s, durably; under @pool->lock.  0 or -ETIMEDOUT. */
+int cxlt_pool_write_entry(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_slot *s)
 {
-	struct cxlt_pool_ent *ent = &pool->ents[idx];
-	int to = ent->cur < 0 ? 0 : !ent->cur;
-	struct cxlt_pool_slot *dst = cxlt_pool_slot_addr(pool, idx, to);
-
-	s->magic = cpu_to_le32(CXLT_POOL_ENTRY_MAGIC);
-	s->major = cpu_to_le16(CXLT_POOL_MAJOR);
-	s->minor = cpu_to_le16(CXLT_POOL_MINOR);
-	s->seq = cpu_to_le64(ent->seq + 1);
-	s->crc = cpu_to_le32(cxlt_pool_crc(s, offsetof(struct cxlt_pool_slot, crc)));
-	memcpy(dst, s, sizeof(*s));
-	cxlt_pool_persist(dst, sizeof(*s));
-	ent->cur = to;
-	ent->seq++;
-	ent->state = le32_to_cpu(s->state);
-	ent->offset = le64_to_cpu(s->offset);
-	ent->alloc = le64_to_cpu(s->alloc);
-	memcpy(ent->uuid, s->uuid, sizeof(ent->uuid));
+	return cxlt_pc_write_entry(&pool->pc, idx, &pool->ents[idx], s);
 }
 
 struct cxlt_extent {
@@ -628,20 +672,6 @@ u64 cxlt_pool_find_space(struct cxlt_pool *pool, u64 alloc, u64 *free_total)
 	if (free_total)
 		*free_total = end - lo - min(used, end - lo);
 	return found;
-}
-
-/* Zero [@off, @off + @len) of the pool and write it back; under @pool->lock. */
-static void cxlt_pool_zero(struct cxlt_pool *pool, u64 off, u64 len)
-{
-	u64 done;
-
-	for (done = 0; done < len; done += CXLT_POOL_UNIT) {
-		memset(pool->base + off + done, 0, min(CXLT_POOL_UNIT, len - done));
-		arch_wb_cache_pmem(pool->base + off + done, min(CXLT_POOL_UNIT, len - done));
-		cond_resched();
-	}
-	/* The zeroes are durable before the entry that makes them a region's. */
-	wmb();
 }
 
 static struct cxlt_pool *cxlt_pool_pick(const char *name)
@@ -745,10 +775,12 @@ static int cxlt_pool_create_entry(struct cxlt_pool *pool, struct cxlt_region *r,
 	struct cxlt_pool_slot s = {};
 	u32 i, n;
 	u64 off;
+	int rc;
 
 	if (pool->shared) {
 		struct cxlt_region *other;
-		int rc = cxlt_shared_sync(pool, true);
+
+		rc = cxlt_shared_sync(pool, true);
 
 		if (rc)
 			return rc;
@@ -762,7 +794,7 @@ static int cxlt_pool_create_entry(struct cxlt_pool *pool, struct cxlt_region *r,
 		if (pool->state != CXLT_POOL_ONLINE)
 			return -EROFS;
 	}
-	n = le32_to_cpu(pool->sb.table_entries);
+	n = pool->pc.entries;
 	for (i = 0; i < n; i++)
 		if (pool->ents[i].state == CXLT_POOL_ENTRY_FREE && !pool->ents[i].bad)
 			break;
@@ -777,7 +809,9 @@ static int cxlt_pool_create_entry(struct cxlt_pool *pool, struct cxlt_region *r,
 			 alloc, pool->name);
 		return -ENOSPC;
 	}
-	cxlt_pool_zero(pool, off, alloc);
+	rc = cxlt_pc_zero(&pool->pc, off, alloc);
+	if (rc)
+		return rc;
 
 	s.state = cpu_to_le32(CXLT_POOL_ENTRY_USED);
 	s.offset = cpu_to_le64(off);
@@ -790,14 +824,14 @@ static int cxlt_pool_create_entry(struct cxlt_pool *pool, struct cxlt_region *r,
 	uuid_gen((uuid_t *)s.uuid);
 	strscpy(s.name, r->name, sizeof(s.name));
 	if (pool->shared) {
-		s.host = cpu_to_le32(pool->host_id);
-		cxlt_shared_update_begin(pool);
-		cxlt_pool_write_entry(pool, i, &s);
-		cxlt_shared_update_end(pool);
+		s.host = cpu_to_le32(pool->pc.id);
+		rc = cxlt_shared_update(pool, i, &s);
 		r->id = cxlt_shared_region_id(pool, i);
 	} else {
-		cxlt_pool_write_entry(pool, i, &s);
+		rc = cxlt_pool_write_entry(pool, i, &s);
 	}
+	if (rc)
+		return rc;
 	r->pool_entry = i;
 	r->pool_offset = off;
 	r->pool_alloc = alloc;
@@ -829,17 +863,14 @@ static int cxlt_pool_destroy_shared(struct cxlt_pool *pool, struct cxlt_region *
 	    memcmp(ent.uuid, r->pool_uuid, sizeof(ent.uuid)))
 		goto out;
 	s.state = cpu_to_le32(CXLT_POOL_ENTRY_DYING);
-	s.host = cpu_to_le32(pool->host_id);
-	cxlt_shared_update_begin(pool);
-	cxlt_pool_write_entry(pool, i, &s);
-	cxlt_shared_update_end(pool);
-	if (!cxlt_shared_held(pool, i)) {
+	s.host = cpu_to_le32(pool->pc.id);
+	rc = cxlt_shared_update(pool, i, &s);
+	if (!rc && !cxlt_shared_held(pool, i)) {
 		memset(&s, 0, sizeof(s));
 		s.state = cpu_to_le32(CXLT_POOL_ENTRY_FREE);
-		s.host = cpu_to_le32(pool->host_id);
-		cxlt_shared_update_begin(pool);
-		cxlt_pool_write_entry(pool, i, &s);
-		cxlt_shared_update_end(pool);
+		s.host = cpu_to_le32(pool->pc.id);
+		/* DYING is on the device: the region is destroyed even if this fails. */
+		cxlt_shared_update(pool, i, &s);
 	}
 out:
 	cxlt_shared_unlock(pool);
@@ -866,9 +897,8 @@ int cxlt_pool_destroy_region(struct cxlt_region *r)
 	if (pool->shared)
 		return cxlt_pool_destroy_shared(pool, r);
 	s.state = cpu_to_le32(CXLT_POOL_ENTRY_FREE);
-	cxlt_pool_write_entry(pool, r->pool_entry, &s);
 	r->pool_freed = true;
-	return 0;
+	return cxlt_pool_write_entry(pool, r->pool_entry, &s);
 }
 
 /* --- faults ------------------------------------------------------------------------ */
@@ -1192,9 +1222,22 @@ static ssize_t host_show(struct kobject *kobj, struct kobj_attribute *attr, char
 	struct cxlt_pool *pool = to_pool(kobj);
 
 	guard(mutex)(&pool->lock);
-	return sysfs_emit(buf, "%u\n", pool->shared ? pool->host_id : 0);
+	return sysfs_emit(buf, "%u\n", pool->shared ? pool->pc.id : 0);
 }
 
+/* A shared pool's lease and grace, as its device says (0: not a shared pool, or not read). */
+static ssize_t lease_ms_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_pool(kobj)->shared ? to_pool(kobj)->pc.lease_ms : 0);
+}
+
+static ssize_t grace_ms_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_pool(kobj)->shared ? to_pool(kobj)->pc.grace_ms : 0);
+}
+
+static struct kobj_attribute pool_attr_lease_ms = __ATTR_RO(lease_ms);
+static struct kobj_attribute pool_attr_grace_ms = __ATTR_RO(grace_ms);
 static struct kobj_attribute pool_attr_state = __ATTR_RO(state);
 static struct kobj_attribute pool_attr_shared = __ATTR_RO(shared);
 static struct kobj_attribute pool_attr_host = __ATTR_RO(host);
@@ -1216,6 +1259,8 @@ static struct attribute *cxlt_pool_attrs[] = {
 	&pool_attr_uuid.attr,
 	&pool_attr_format.attr,
 	&pool_attr_shared.attr,
+	&pool_attr_lease_ms.attr,
+	&pool_attr_grace_ms.attr,
 	&pool_attr_host.attr,
 	NULL,
 };
@@ -1235,6 +1280,7 @@ static void cxlt_pool_release(struct kobject *kobj)
 	struct cxlt_pool *pool = to_pool(kobj);
 
 	kvfree(pool->ents);
+	kfree(pool->fences);
 	put_device(pool->dev);
 	kfree(pool);
 }
@@ -1250,7 +1296,7 @@ static const struct kobj_type cxlt_pool_ktype = {
 /* Write a new, empty pool; under @pool->lock, mapped, no region on it. */
 static int cxlt_pool_write_format(struct cxlt_pool *pool, u32 ways, u32 granularity)
 {
-	u64 table_end = CXLT_POOL_TABLE_OFFSET + (u64)CXLT_POOL_ENTRIES * CXLT_POOL_ENTRY_SIZE;
+	u64 table_end = CXLT_POOL_FLOG_OFFSET + CXLT_POOL_HOST_SLOTS * CXLT_POOL_FLOG_SIZE;
 	u64 data = round_up(table_end, CXLT_POOL_UNIT);
 	struct cxlt_pool_sb sb = {};
 	int rc;
@@ -1279,13 +1325,10 @@ static int cxlt_pool_write_format(struct cxlt_pool *pool, u32 ways, u32 granular
 	sb.host_slots = cpu_to_le32(CXLT_POOL_HOST_SLOTS);
 	sb.host_offset = cpu_to_le64(CXLT_POOL_HOST_OFFSET);
 	sb.host_size = cpu_to_le32(CXLT_POOL_HOST_SIZE);
-	if (pool->shared) {
-		sb.minor = cpu_to_le16(CXLT_POOL_MINOR_SHARED);
-		sb.flags = cpu_to_le32(CXLT_POOL_SB_SHARED);
-		sb.pool_no = cpu_to_le32(1 + sb.uuid[0] % 127);
-	}
+	if (pool->shared)
+		cxlt_shared_format(pool, &sb);
 	sb.format_ns = cpu_to_le64(ktime_get_real_ns());
-	sb.crc = cpu_to_le32(cxlt_pool_crc(&sb, offsetof(struct cxlt_pool_sb, crc)));
+	sb.crc = cpu_to_le32(cxlt_pc_crc(&sb, offsetof(struct cxlt_pool_sb, crc)));
 
 	/*
 	 * Superblocks last: a format cut short leaves either the old superblock over
@@ -1363,6 +1406,14 @@ static int cxlt_pool_format(const char *name, bool force)
 	rc = cxlt_pool_map(pool);
 	if (rc)
 		return rc;
+	if (pool->shared) {
+		/* Never under a live host: force or not, its regions are in use. */
+		rc = cxlt_shared_format_check(pool);
+		if (rc) {
+			pr_info("pool_format: %s: %s\n", name, pool->error);
+			return rc;
+		}
+	}
 	kvfree(pool->ents);
 	pool->ents = NULL;
 	rc = cxlt_pool_write_format(pool, info->ways, info->granularity);
@@ -1486,7 +1537,7 @@ static int cxlt_pool_attach_cmd(const char *name, u32 id)
 		put_device(dev);
 	}
 	guard(mutex)(&pool->lock);
-	pool->host_id = id;
+	pool->pc.id = id;
 	rc = cxlt_pool_attach_shared(pool, info);
 	if (rc)
 		pr_err("pool_attach: %s: %s\n", name, pool->error);
@@ -1636,6 +1687,8 @@ static struct cxlt_pool *cxlt_pool_new(struct device *dev)
 
 	if (!pool)
 		return NULL;
+	pool->pc.ops = &cxlt_pool_pc_ops;
+	pool->pc.ctx = pool;
 	mutex_init(&pool->lock);
 	init_rwsem(&pool->gate);
 	cxlt_shared_init(pool);

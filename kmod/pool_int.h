@@ -16,9 +16,10 @@
 #include <linux/cxltier.h>
 
 #include "cxltier.h"
-#include "pool_format.h"
+#include "poolcore/cxlt_pc.h"
 
 struct cxlt_cxl_region_info;
+struct cxlt_fence_pending;
 struct cxlt_region;
 
 /* Pages a fault maps beyond the one touched: a first touch is mostly followed by the next. */
@@ -42,25 +43,6 @@ static const char *const cxlt_pool_state_names[] __maybe_unused = {
 	[CXLT_POOL_BUSY] = "busy",
 	[CXLT_POOL_LOST] = "lost",
 	[CXLT_POOL_UNCOMMITTED] = "uncommitted",
-};
-
-/* What the module keeps of a table entry; the device has the rest. */
-struct cxlt_pool_ent {
-	u64 seq;
-	u64 offset;
-	u64 alloc;
-	s8 cur;		/* the current slot, -1 when neither verifies */
-	u8 state;	/* CXLT_POOL_ENTRY_* */
-	bool bad;	/* a slot was written, neither verifies: space unknown */
-	u8 uuid[16];	/* the region's (shared pools: tells a new region from an old one) */
-};
-
-/* What a host keeps of another host's record (shared pools), under the pool's peer_lock. */
-struct cxlt_pool_peer {
-	u64 heartbeat;		/* as last read */
-	unsigned long moved;	/* jiffies when it was last seen to move */
-	u64 fence_seq;		/* the record's fence_seq this host acted on */
-	u32 state;		/* CXLT_POOL_HOST_* as last read */
 };
 
 /**
@@ -93,19 +75,23 @@ struct cxlt_pool_peer {
  * @seen: scratch flag of the scan in progress, under cxlt_pools.lock
  *
  * A shared pool (pool_shared.c) also has:
+ * @pc: the pool core's view (poolcore/cxlt_pc.h): layout for every pool; for a
+ *	shared pool also this host's record, lease and what it saw of the others
+ *	(@pc.peers under @peer_lock; the table and lock words under @lock)
  * @shared: attached with pool_attach; set before the pool is listed, never cleared
- * @host_id: this host's record in the host area, 1 to 63; set at attach
- * @host_uuid: made at each attach (the record's uuid)
- * @hb: this host's heartbeat count; written by @hb_work only
- * @open_words: this host's open bits as last written to its record
+ * @inc: this host's incarnations on the pool: a region made in an earlier one
+ *	(its lease lapsed since) is dead; under @lock
  * @opens: per table entry, this host's open files of its region
  * @gen: the table generation this host's @ents reflect (U64_MAX: read it
  *	again); under @lock
- * @open_lock: protects @opens and @open_words
- * @hb_work: writes the heartbeat, watches the other hosts, never blocks on @lock
- * @maint_work: syncs the table and does the lock holder's chores (see there)
- * @peer_lock: protects @peers; a leaf spinlock
- * @peers: what this host saw of each host record
+ * @open_lock: protects @opens and @pc.open_words
+ * @hb_work: renews the lease, watches the other hosts, never blocks on @lock
+ * @maint_work: syncs the table, does the lock holder's chores, and attaches
+ *	again after a lapse (see there)
+ * @fence_work: fences here the blades other hosts fenced (cxlt_fence.lock may
+ *	be held long: never from @hb_work)
+ * @fences: what @fence_work is to do, under its own lock (pool_shared.c)
+ * @peer_lock: the pool core's leaf lock (ops->lock); a spinlock
  * @registered: this host's record is written (and must be cleared at detach)
  */
 struct cxlt_pool {
@@ -129,18 +115,18 @@ struct cxlt_pool {
 	u32 nr_blades;
 	bool seen;
 
+	struct cxlt_pc pc;
+
 	bool shared;
-	u32 host_id;
-	u8 host_uuid[16];
-	u64 hb;
-	u64 open_words[CXLT_POOL_OPEN_WORDS];
+	u32 inc;
 	u32 opens[CXLT_POOL_ENTRIES];
 	u64 gen;
-	struct mutex open_lock;	/* @opens, @open_words */
+	struct mutex open_lock;	/* @opens, @pc.open_words */
 	struct delayed_work hb_work;
 	struct work_struct maint_work;
-	spinlock_t peer_lock;	/* @peers */
-	struct cxlt_pool_peer peers[CXLT_POOL_HOST_SLOTS];
+	struct work_struct fence_work;
+	struct cxlt_fence_pending *fences;
+	spinlock_t peer_lock;	/* the core's leaf lock */
 	bool registered;
 };
 
@@ -149,19 +135,11 @@ static inline bool cxlt_pool_usable(const struct cxlt_pool *pool)
 	return pool->state == CXLT_POOL_ONLINE || pool->state == CXLT_POOL_DEGRADED;
 }
 
-static inline struct cxlt_pool_slot *cxlt_pool_slot_addr(struct cxlt_pool *pool, u32 idx, int s)
-{
-	return pool->base + le64_to_cpu(pool->sb.table_offset) +
-	       (u64)idx * CXLT_POOL_ENTRY_SIZE + s * CXLT_POOL_SLOT_SIZE;
-}
-
 /* pool.c */
-u32 cxlt_pool_crc(const void *p, size_t len);
 void cxlt_pool_persist(void *addr, size_t len);
 bool cxlt_pool_read_entry(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_ent *ent,
 			  struct cxlt_pool_slot *out);
-bool cxlt_pool_slot_sane(struct cxlt_pool *pool, const struct cxlt_pool_slot *s);
-void cxlt_pool_write_entry(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_slot *s);
+int cxlt_pool_write_entry(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_slot *s);
 struct cxlt_region *cxlt_pool_new_region(struct cxlt_pool *pool, u32 idx,
 					 const struct cxlt_pool_slot *s);
 u64 cxlt_pool_find_space(struct cxlt_pool *pool, u64 alloc, u64 *free_total);
@@ -174,8 +152,9 @@ void cxlt_shared_detach(struct cxlt_pool *pool);
 void cxlt_shared_stop(struct cxlt_pool *pool);
 int cxlt_shared_lock(struct cxlt_pool *pool);
 void cxlt_shared_unlock(struct cxlt_pool *pool);
-void cxlt_shared_update_begin(struct cxlt_pool *pool);
-void cxlt_shared_update_end(struct cxlt_pool *pool);
+int cxlt_shared_update(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_slot *s);
+void cxlt_shared_format(struct cxlt_pool *pool, struct cxlt_pool_sb *sb);
+int cxlt_shared_format_check(struct cxlt_pool *pool);
 int cxlt_shared_sync(struct cxlt_pool *pool, bool force);
 bool cxlt_shared_held(struct cxlt_pool *pool, u32 idx);
 void cxlt_shared_fenced(struct cxlt_pool *pool, u64 serial);

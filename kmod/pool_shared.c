@@ -7,33 +7,32 @@
  * every attached host under the same name and id, and mapped there to the same
  * bytes.  An operator attaches a CXL RAM region that is not System RAM with
  * pool_attach ("region0 host=2"); the on-device format is the pool format of
- * pool_format.h with CXLT_POOL_SB_SHARED, host records and DYING entries.
+ * poolcore/cxlt_pool_format.h with CXLT_POOL_SB_SHARED, host records, DYING
+ * entries, the lease and the fence log.
  *
- * Such devices need not be cache-coherent across hosts, and offer no atomic
- * read-modify-write that works across them, so:
+ * What must be proven is in the pool core (poolcore/: the lock, leases that fence
+ * their holder, open bits, the cache maintenance between hosts, the fence log);
+ * this file is its glue: works, region objects, sysfs.
  *
- *  - every 64-byte line of metadata has one writer at a time, which writes it
- *    back after writing (cxlt_sh_write()); readers invalidate first;
- *  - table updates are serialized across hosts by Lamport's bakery algorithm over
- *    the host records (choosing, number), which needs only reads and writes;
- *  - each attached host writes a heartbeat every lease / 10.  A host that sees
- *    another's heartbeat stand still for the lease treats it as expired: it no
- *    longer waits for it in the bakery, and the next lock holder clears its record
- *    (its open regions are then no longer held).  A host that was only stalled
- *    finds its record cleared and attaches again (hb_work);
- *  - the table generation (host slot 0) is incremented before and after each
- *    update, so hosts reload the table when it moved, and a holder that died in
- *    the middle leaves it odd: the next holder closes it.  The entries themselves
- *    need no repair: an entry update is one slot write (pool_format.h);
- *  - destroy marks the entry DYING and frees it only when no live host's record
- *    has its open bit: a host sets the bit, then reads the entry again (and the
- *    destroyer writes DYING, then reads the bits), so one of them sees the other.
+ *  - the heartbeat (@hb_work, every lease / 10) renews this host's lease and
+ *    watches the others; it never waits for @lock, so a host holding the pool
+ *    lock for a long create is not expired by the others;
+ *  - a host whose lease lapsed (it was paused, or starved, for the lease) writes
+ *    nothing more; @maint_work then unmaps every region of the pool here (their
+ *    processes get SIGBUS, never another region's data), writes them back while
+ *    its open bits still hold their space, and attaches again under a new
+ *    incarnation, listing the pool's regions afresh;
+ *  - the table generation is incremented before and after each update, so hosts
+ *    reload the table when it moved, and a holder that died in the middle leaves
+ *    it odd: the next holder closes it;
+ *  - destroy marks the entry DYING; it is freed when no attached host, live or
+ *    expired, has it open.  An expired host's regions are released when it
+ *    attaches again, or when an operator evicts it ("evict N" into check).
  *
  * Locking: the pool's @lock (a local mutex) is taken before the bakery lock, never
- * the other way; @open_lock (open bits) nests inside @lock or alone; the heartbeat
- * never waits for either, so a host holding the bakery lock for a long create is
- * not expired by the others.  Memory is touched only under the pool's @gate, which
- * the lost path takes for writing.
+ * the other way; @open_lock (open bits) nests inside @lock or alone; the core's
+ * leaf lock is @peer_lock.  Memory is touched only under the pool's @gate, which
+ * the lost path takes for writing (the core's relax drops it while it sleeps).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -62,92 +61,88 @@ module_param(host_id, uint, 0644);
 MODULE_PARM_DESC(host_id,
 		 "This host's record in shared pools attached without host= (1-63, unique per host; 0: none)");
 
-static unsigned int pool_lease_ms = 10000;
+static unsigned int pool_lease_ms = CXLT_PC_LEASE_MS;
 module_param(pool_lease_ms, uint, 0644);
 MODULE_PARM_DESC(pool_lease_ms,
-		 "Shared pools: a host whose heartbeat stands still this long is expired (default 10000, at least 1000; the same on every host)");
+		 "Lease of shared pools formatted on this host, stored on the device (default 10000, at least 1000)");
 
-static unsigned int cxlt_lease_ms(void)
-{
-	return max(READ_ONCE(pool_lease_ms), 1000U);
-}
-
-static unsigned long cxlt_hb_period(void)
-{
-	return msecs_to_jiffies(cxlt_lease_ms() / 10);
-}
+static unsigned int pool_grace_ms;
+module_param(pool_grace_ms, uint, 0644);
+MODULE_PARM_DESC(pool_grace_ms,
+		 "Grace of shared pools formatted on this host, stored on the device (0: half the lease; at most the lease)");
 
 unsigned int cxlt_shared_default_host(void)
 {
 	return READ_ONCE(host_id);
 }
 
-/* --- the host area ------------------------------------------------------------------ */
-
-static struct cxlt_pool_gen *cxlt_gen_rec(struct cxlt_pool *pool)
+static unsigned long cxlt_hb_period(struct cxlt_pool *pool)
 {
-	return pool->base + CXLT_POOL_HOST_OFFSET;
+	return msecs_to_jiffies(pool->pc.lease_ms / 10);
 }
 
-static struct cxlt_pool_host *cxlt_host_rec(struct cxlt_pool *pool, u32 id)
+/* The lease and grace a format writes. */
+static void cxlt_shared_lease(u32 *lease, u32 *grace)
 {
-	return pool->base + CXLT_POOL_HOST_OFFSET + (u64)id * CXLT_POOL_HOST_SIZE;
+	*lease = max_t(unsigned int, READ_ONCE(pool_lease_ms), CXLT_PC_LEASE_MIN_MS);
+	*grace = READ_ONCE(pool_grace_ms);
+	if (!*grace || *grace > *lease)
+		*grace = *lease / 2;
 }
 
-/* Read what the device has, not a line this CPU cached. */
-static u64 cxlt_sh_read(__le64 *p)
-{
-	arch_invalidate_pmem(p, sizeof(*p));
-	return le64_to_cpu(READ_ONCE(*p));
-}
-
-/* Write, write back, and order before whatever this host reads next. */
-static void cxlt_sh_write(__le64 *p, u64 v)
-{
-	WRITE_ONCE(*p, cpu_to_le64(v));
-	cxlt_pool_persist(p, sizeof(*p));
-	/* The bakery needs this store before the loads that follow (store-load order). */
-	mb();
-}
-
-static void cxlt_host_read(struct cxlt_pool *pool, u32 id, struct cxlt_pool_host *out)
-{
-	struct cxlt_pool_host *rec = cxlt_host_rec(pool, id);
-
-	arch_invalidate_pmem(rec, sizeof(*rec));
-	memcpy(out, rec, sizeof(*out));
-}
-
-static u32 cxlt_host_state(const struct cxlt_pool_host *rec)
-{
-	return le32_to_cpu(rec->magic) == CXLT_POOL_HOST_MAGIC ? le32_to_cpu(rec->state) :
-		CXLT_POOL_HOST_NONE;
-}
-
-/*
- * Note what @rec, just read, says of host @id.  Return: whether it is attached and
- * its lease holds (its heartbeat moved within the lease, as this host saw it).
+/**
+ * cxlt_shared_format() - the shared pool's part of a new superblock
+ * @pool: the pool being formatted
+ * @sb: the superblock
  */
-static bool cxlt_peer_live(struct cxlt_pool *pool, u32 id, const struct cxlt_pool_host *rec)
+void cxlt_shared_format(struct cxlt_pool *pool, struct cxlt_pool_sb *sb)
 {
-	struct cxlt_pool_peer *p = &pool->peers[id];
-	u64 hb = le64_to_cpu(rec->heartbeat);
-	u32 st = cxlt_host_state(rec);
+	u32 lease, grace;
 
-	unsigned long moved;
+	cxlt_shared_lease(&lease, &grace);
+	sb->minor = cpu_to_le16(CXLT_POOL_MINOR_SHARED);
+	sb->flags = cpu_to_le32(CXLT_POOL_SB_SHARED);
+	sb->pool_no = cpu_to_le32(1 + sb->uuid[0] % 127);
+	sb->lease_ms = cpu_to_le32(lease);
+	sb->grace_ms = cpu_to_le32(grace);
+	sb->fence_offset = cpu_to_le64(CXLT_POOL_FLOG_OFFSET);
+}
 
-	spin_lock(&pool->peer_lock);
-	if (hb != p->heartbeat || st != p->state) {
-		p->heartbeat = hb;
-		p->state = st;
-		p->moved = jiffies;
+/**
+ * cxlt_shared_format_check() - may this shared pool be formatted (or forced)?
+ * @pool: the pool, under its @lock, mapped
+ *
+ * Not while another host is attached and alive: every record that says attached
+ * is watched for the lease and grace (as the device says, or the longest of the
+ * device's and this host's parameter when the device says nothing usable).
+ *
+ * Return: 0; -EBUSY (@pool->error says who); -EINTR.
+ */
+int cxlt_shared_format_check(struct cxlt_pool *pool)
+{
+	struct cxlt_pool_sb sb;
+	u32 lease, grace, who = 0;
+	int live;
+
+	cxlt_shared_lease(&lease, &grace);
+	down_read(&pool->gate);
+	if (!pool->pc.ops->read(pool, CXLT_POOL_SB_A, &sb, sizeof(sb)) && cxlt_pc_sb_ok(&sb) &&
+	    le32_to_cpu(sb.lease_ms) >= CXLT_PC_LEASE_MIN_MS) {
+		lease = max(lease, le32_to_cpu(sb.lease_ms));
+		grace = max(grace, le32_to_cpu(sb.grace_ms));
 	}
-	moved = p->moved;
-	spin_unlock(&pool->peer_lock);
-	if (st != CXLT_POOL_HOST_ATTACHED)
-		return false;
-	return id == pool->host_id ||
-	       time_before(jiffies, moved + msecs_to_jiffies(cxlt_lease_ms()));
+	pool->pc.lease_ms = lease;
+	pool->pc.grace_ms = grace;
+	live = cxlt_pc_others_live(&pool->pc, &who);
+	up_read(&pool->gate);
+	if (live < 0)
+		return live;
+	if (!live)
+		return 0;
+	snprintf(pool->error, sizeof(pool->error),
+		 "host %u is attached to it and alive (its heartbeat moved): detach it there first",
+		 who);
+	return -EBUSY;
 }
 
 /* Memory may be touched until cxlt_sh_io_end(): false when the pool is not usable. */
@@ -165,104 +160,73 @@ static void cxlt_sh_io_end(struct cxlt_pool *pool)
 	up_read(&pool->gate);
 }
 
+/* A core call said this host's lease lapsed: attach again (maintenance). */
+static int cxlt_sh_lapsed(struct cxlt_pool *pool, int rc)
+{
+	if (rc == -ETIMEDOUT)
+		queue_work(system_unbound_wq, &pool->maint_work);
+	return rc;
+}
+
 u32 cxlt_shared_region_id(const struct cxlt_pool *pool, u32 idx)
 {
 	return CXLTIER_REGION_ID_SHARED | le32_to_cpu(pool->sb.pool_no) << 8 | idx;
 }
 
-/* --- the pool lock ---------------------------------------------------------------- */
+/* --- the pool lock and table updates ------------------------------------------------ */
 
 /**
- * cxlt_shared_lock() - take a shared pool's lock across hosts
+ * cxlt_shared_lock() - take a shared pool's lock across hosts (cxlt_pc_lock())
  * @pool: the pool, under its @lock
  *
- * Lamport's bakery: take a number above every number in the host records, then
- * wait until no live host is choosing or has a lower (number, id).  An expired
- * host is not waited for.
- *
  * Context: process context, under @pool->lock; sleeps.
- * Return: 0; -ENODEV the pool went; -EINTR a fatal signal.
+ * Return: 0; -ENODEV the pool went; -EINTR a fatal signal; -ETIMEDOUT this
+ * host's lease lapsed.
  */
 int cxlt_shared_lock(struct cxlt_pool *pool)
 {
-	struct cxlt_pool_host *me = cxlt_host_rec(pool, pool->host_id);
-	struct cxlt_pool_host rec;
-	u64 max = 0, mine, n;
-	u32 j;
+	int rc;
 
 	lockdep_assert_held(&pool->lock);
 	if (!cxlt_sh_io_begin(pool))
 		return -ENODEV;
-	cxlt_sh_write(&me->choosing, 1);
-	for (j = 1; j < CXLT_POOL_HOST_SLOTS; j++)
-		if (j != pool->host_id)
-			max = max(max, cxlt_sh_read(&cxlt_host_rec(pool, j)->number));
-	mine = max + 1;
-	cxlt_sh_write(&me->number, mine);
-	cxlt_sh_write(&me->choosing, 0);
+	rc = cxlt_pc_lock(&pool->pc);
 	cxlt_sh_io_end(pool);
-
-	for (j = 1; j < CXLT_POOL_HOST_SLOTS; j++) {
-		if (j == pool->host_id)
-			continue;
-		for (;;) {
-			bool live;
-
-			if (!cxlt_sh_io_begin(pool))
-				return -ENODEV;
-			cxlt_host_read(pool, j, &rec);
-			live = cxlt_peer_live(pool, j, &rec);
-			cxlt_sh_io_end(pool);
-			if (!live)
-				break;
-			if (!rec.choosing) {
-				n = le64_to_cpu(rec.number);
-				if (!n || n > mine || (n == mine && j > pool->host_id))
-					break;
-			}
-			if (fatal_signal_pending(current)) {
-				cxlt_shared_unlock(pool);
-				return -EINTR;
-			}
-			usleep_range(200, 1000);
-		}
-	}
-	return 0;
+	return cxlt_sh_lapsed(pool, rc);
 }
 
-/**
- * cxlt_shared_unlock() - give a shared pool's lock back
- * @pool: the pool, under its @lock
- *
- * Context: process context.
- */
 void cxlt_shared_unlock(struct cxlt_pool *pool)
 {
 	if (!cxlt_sh_io_begin(pool))
 		return;
-	cxlt_sh_write(&cxlt_host_rec(pool, pool->host_id)->number, 0);
+	cxlt_pc_unlock(&pool->pc);
 	cxlt_sh_io_end(pool);
 }
 
-/*
- * The table generation goes odd before a table update and even after it; under
- * the bakery lock.  An odd one found at the start was left by a holder that died:
- * the table is consistent (one slot write per update), so it is closed here.
+/**
+ * cxlt_shared_update() - one table update: generation odd, the slot, generation even
+ * @pool: the pool, under its @lock and the bakery lock
+ * @idx: the entry
+ * @s: its new slot
+ *
+ * Return: 0; -ETIMEDOUT this host's lease lapsed (the entry is as it was, or as
+ * @s); -ENODEV; -EIO.
  */
-void cxlt_shared_update_begin(struct cxlt_pool *pool)
+int cxlt_shared_update(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_slot *s)
 {
-	struct cxlt_pool_gen *g = cxlt_gen_rec(pool);
-	u64 gen = cxlt_sh_read(&g->gen);
+	int rc;
 
-	gen += gen & 1;
-	cxlt_sh_write(&g->gen, gen + 1);
-	pool->gen = gen + 1;
-}
-
-void cxlt_shared_update_end(struct cxlt_pool *pool)
-{
-	cxlt_sh_write(&cxlt_gen_rec(pool)->gen, pool->gen + 1);
-	pool->gen++;
+	if (!cxlt_sh_io_begin(pool))
+		return -ENODEV;
+	rc = cxlt_pc_update_begin(&pool->pc);
+	if (!rc)
+		rc = cxlt_pc_write_entry(&pool->pc, idx, &pool->ents[idx], s);
+	if (!rc)
+		rc = cxlt_pc_update_end(&pool->pc);
+	cxlt_sh_io_end(pool);
+	/* This host's view: read it all again at the next sync. */
+	pool->gen = U64_MAX;
+	return cxlt_sh_lapsed(pool, rc);
 }
 
 /* --- the table, as the other hosts change it ---------------------------------------- */
@@ -275,7 +239,7 @@ static struct cxlt_region *cxlt_shared_listed(struct cxlt_pool *pool, u32 idx)
 	spin_lock(&pool->rlock);
 	list_for_each_entry(r, &pool->regions, pool_link)
 		if (r->pool_entry == idx && !r->pool_freed && !r->pool_unlisted &&
-		    kref_get_unless_zero(&r->ref)) {
+		    r->pool_inc == pool->inc && kref_get_unless_zero(&r->ref)) {
 			found = r;
 			break;
 		}
@@ -298,8 +262,7 @@ static struct cxlt_region *cxlt_shared_listed(struct cxlt_pool *pool, u32 idx)
  */
 int cxlt_shared_sync(struct cxlt_pool *pool, bool force)
 {
-	u32 i, n = le32_to_cpu(pool->sb.table_entries), bad = 0;
-	struct cxlt_pool_gen *g = cxlt_gen_rec(pool);
+	u32 i, n = pool->pc.entries, bad = 0;
 	struct cxlt_pool_slot s;
 	struct cxlt_pool_ent ent;
 	struct cxlt_region *r;
@@ -308,23 +271,23 @@ int cxlt_shared_sync(struct cxlt_pool *pool, bool force)
 	lockdep_assert_held(&pool->lock);
 	if (!cxlt_sh_io_begin(pool))
 		return -ENODEV;
-	g1 = cxlt_sh_read(&g->gen);
+	g1 = cxlt_pc_read_gen(&pool->pc);
 	if (!force && g1 == pool->gen) {
 		cxlt_sh_io_end(pool);
 		return 0;
 	}
-	arch_invalidate_pmem(pool->base + CXLT_POOL_TABLE_OFFSET, (u64)n * CXLT_POOL_ENTRY_SIZE);
+	cxlt_pc_inval_table(&pool->pc);
 	for (i = 0; i < n; i++) {
 		struct cxlt_pool_ent *old = &pool->ents[i];
 		bool ok = cxlt_pool_read_entry(pool, i, &ent, &s);
 
-		if (ok && ent.state != CXLT_POOL_ENTRY_FREE && !cxlt_pool_slot_sane(pool, &s)) {
+		if (ok && ent.state != CXLT_POOL_ENTRY_FREE && !cxlt_pc_slot_sane(&pool->pc, &s)) {
 			ok = false;
 			ent.bad = true;
 		}
 		bad += ent.bad;
 		if (ent.seq == old->seq && ent.state == old->state && ent.bad == old->bad &&
-		    !memcmp(ent.uuid, old->uuid, sizeof(ent.uuid)))
+		    !memcmp(ent.uuid, old->uuid, sizeof(ent.uuid)) && !force)
 			continue;
 		r = cxlt_shared_listed(pool, i);
 		if (r && (ent.state != CXLT_POOL_ENTRY_USED ||
@@ -339,7 +302,7 @@ int cxlt_shared_sync(struct cxlt_pool *pool, bool force)
 			cxlt_pool_new_region(pool, i, &s);
 		cxlt_region_put(r);
 	}
-	g2 = cxlt_sh_read(&g->gen);
+	g2 = cxlt_pc_read_gen(&pool->pc);
 	cxlt_sh_io_end(pool);
 	/* Read while another host updated it: read it all again at the next heartbeat. */
 	pool->gen = g1 == g2 && !(g1 & 1) ? g1 : U64_MAX;
@@ -354,7 +317,7 @@ int cxlt_shared_sync(struct cxlt_pool *pool, bool force)
 }
 
 /**
- * cxlt_shared_held() - does a live host have entry @idx's region open?
+ * cxlt_shared_held() - does an attached host, live or expired, have entry @idx open?
  * @pool: the pool, memory usable (under the bakery lock for a decision that frees)
  * @idx: table entry
  *
@@ -362,17 +325,13 @@ int cxlt_shared_sync(struct cxlt_pool *pool, bool force)
  */
 bool cxlt_shared_held(struct cxlt_pool *pool, u32 idx)
 {
-	struct cxlt_pool_host rec;
-	u32 j;
+	bool held;
 
-	for (j = 1; j < CXLT_POOL_HOST_SLOTS; j++) {
-		cxlt_host_read(pool, j, &rec);
-		if (!cxlt_peer_live(pool, j, &rec))
-			continue;
-		if (le64_to_cpu(rec.open[idx / 64]) & BIT_ULL(idx % 64))
-			return true;
-	}
-	return false;
+	if (!cxlt_sh_io_begin(pool))
+		return true;
+	held = cxlt_pc_held(&pool->pc, idx);
+	cxlt_sh_io_end(pool);
+	return held;
 }
 
 /* --- open bits ---------------------------------------------------------------------- */
@@ -382,50 +341,45 @@ bool cxlt_shared_held(struct cxlt_pool *pool, u32 idx)
  * @r: the region, referenced
  *
  * On a shared pool, the first open on this host sets the entry's bit in this
- * host's record, then reads the entry again: if another host destroyed the region
- * meanwhile the open fails, else the destroyer sees the bit and keeps its space.
+ * host's record, then reads the entry again (cxlt_pc_open()): if another host
+ * destroyed the region meanwhile the open fails, else the destroyer sees the bit
+ * and keeps its space.  It also drops this host's stale lines of the space.
  *
  * Context: process context; takes the pool's open_lock.
- * Return: 0; -ENOENT destroyed on another host; -ENODEV its pool is lost.
+ * Return: 0; -ENOENT destroyed on another host, or made before this host's
+ * lease lapsed; -ENODEV its pool is lost; -ETIMEDOUT the lease lapsed now.
  */
 int cxlt_pool_region_open(struct cxlt_region *r)
 {
 	struct cxlt_pool *pool = r->pool;
 	u32 i = r->pool_entry;
-	struct cxlt_pool_slot s;
-	struct cxlt_pool_ent ent;
-	bool ok;
+	int rc;
 
 	if (!pool || !pool->shared)
 		return 0;
 	guard(mutex)(&pool->open_lock);
+	if (r->pool_inc != READ_ONCE(pool->inc))
+		return -ENOENT;
 	if (pool->opens[i]++)
 		return 0;
 	if (!cxlt_sh_io_begin(pool)) {
 		pool->opens[i]--;
 		return -ENODEV;
 	}
-	pool->open_words[i / 64] |= BIT_ULL(i % 64);
-	cxlt_sh_write(&cxlt_host_rec(pool, pool->host_id)->open[i / 64], pool->open_words[i / 64]);
-	arch_invalidate_pmem(cxlt_pool_slot_addr(pool, i, 0), CXLT_POOL_ENTRY_SIZE);
-	ok = cxlt_pool_read_entry(pool, i, &ent, &s) && ent.state == CXLT_POOL_ENTRY_USED &&
-	     !memcmp(ent.uuid, r->pool_uuid, sizeof(ent.uuid));
-	if (!ok) {
-		pool->open_words[i / 64] &= ~BIT_ULL(i % 64);
-		cxlt_sh_write(&cxlt_host_rec(pool, pool->host_id)->open[i / 64],
-			      pool->open_words[i / 64]);
-		pool->opens[i]--;
-	}
+	rc = cxlt_pc_open(&pool->pc, i, r->pool_uuid, r->pool_offset, r->pool_alloc);
 	cxlt_sh_io_end(pool);
-	return ok ? 0 : -ENOENT;
+	if (rc)
+		pool->opens[i]--;
+	return cxlt_sh_lapsed(pool, rc);
 }
 
 /**
  * cxlt_pool_region_close() - the last reference to one of a region's files went
  * @r: the region
  *
- * The last one on this host clears the entry's open bit; a DYING entry is then
- * freed by this or another host's maintenance.
+ * The last one on this host writes the region's lines back and drops them, then
+ * clears the entry's open bit; a DYING entry is then freed by this or another
+ * host's maintenance.
  *
  * Context: process context; takes the pool's open_lock.
  */
@@ -436,98 +390,148 @@ void cxlt_pool_region_close(struct cxlt_region *r)
 
 	if (!pool || !pool->shared)
 		return;
-	guard(mutex)(&pool->open_lock);
-	if (WARN_ON_ONCE(!pool->opens[i]) || --pool->opens[i])
-		return;
-	pool->open_words[i / 64] &= ~BIT_ULL(i % 64);
-	if (!cxlt_sh_io_begin(pool))
-		return;
-	cxlt_sh_write(&cxlt_host_rec(pool, pool->host_id)->open[i / 64], pool->open_words[i / 64]);
-	cxlt_sh_io_end(pool);
+	scoped_guard(mutex, &pool->open_lock) {
+		/* Of an incarnation that lapsed: written back when it was unmapped. */
+		if (r->pool_inc != pool->inc)
+			return;
+		if (WARN_ON_ONCE(!pool->opens[i]) || --pool->opens[i])
+			return;
+		if (!cxlt_sh_io_begin(pool))
+			return;
+		cxlt_pc_close(&pool->pc, i, r->pool_offset, r->pool_alloc);
+		cxlt_sh_io_end(pool);
+	}
 	if (r->pool_freed)
 		queue_work(system_unbound_wq, &pool->maint_work);
 }
 
 /* --- the lock holder's chores ------------------------------------------------------- */
 
-/* Expired hosts' records, DYING entries nobody holds, a generation left odd. */
+/* DYING entries nobody holds, a generation left odd. */
 static bool cxlt_shared_chores_due(struct cxlt_pool *pool)
 {
-	u32 i, n = le32_to_cpu(pool->sb.table_entries);
-	struct cxlt_pool_host rec;
+	u32 i, n = pool->pc.entries;
 	bool due = false;
 
 	if (!cxlt_sh_io_begin(pool))
 		return false;
-	if (cxlt_sh_read(&cxlt_gen_rec(pool)->gen) & 1)
+	if (cxlt_pc_read_gen(&pool->pc) & 1)
 		due = true;
-	for (i = 1; i < CXLT_POOL_HOST_SLOTS && !due; i++) {
-		cxlt_host_read(pool, i, &rec);
-		if (cxlt_host_state(&rec) == CXLT_POOL_HOST_ATTACHED &&
-		    !cxlt_peer_live(pool, i, &rec))
-			due = true;
-	}
 	for (i = 0; i < n && !due; i++)
-		if (pool->ents[i].state == CXLT_POOL_ENTRY_DYING && !cxlt_shared_held(pool, i))
+		if (pool->ents[i].state == CXLT_POOL_ENTRY_DYING && !cxlt_pc_held(&pool->pc, i))
 			due = true;
 	cxlt_sh_io_end(pool);
 	return due;
 }
 
 /*
- * Under both locks: clear expired hosts' records, free DYING entries no live host
- * holds, close a generation left odd.  Return: what was done, for check's repair.
+ * Under both locks: free DYING entries no attached host holds, close a generation
+ * left odd.  Return: what was done, for check's repair.
  */
 static u32 cxlt_shared_chores(struct cxlt_pool *pool)
 {
-	u32 i, n = le32_to_cpu(pool->sb.table_entries), done = 0;
-	struct cxlt_pool_host rec;
+	u32 i, n = pool->pc.entries, done = 0;
 	struct cxlt_pool_slot s;
 	struct cxlt_pool_ent ent;
 
-	if (cxlt_shared_sync(pool, true) || !cxlt_sh_io_begin(pool))
+	if (cxlt_shared_sync(pool, true))
 		return 0;
-	for (i = 1; i < CXLT_POOL_HOST_SLOTS; i++) {
-		struct cxlt_pool_host *dst = cxlt_host_rec(pool, i);
-
-		cxlt_host_read(pool, i, &rec);
-		if (cxlt_host_state(&rec) != CXLT_POOL_HOST_ATTACHED ||
-		    cxlt_peer_live(pool, i, &rec))
-			continue;
-		pr_warn("pool %s: host %u (%.*s) expired: no heartbeat for %u ms; its open regions are released\n",
-			pool->name, i, (int)sizeof(rec.name), rec.name, cxlt_lease_ms());
-		/* Its lines: the host is gone, nothing else writes them. */
-		rec.state = cpu_to_le32(CXLT_POOL_HOST_EXPIRED);
-		rec.choosing = 0;
-		rec.number = 0;
-		memset(rec.open, 0, sizeof(rec.open));
-		memcpy(dst, &rec, sizeof(rec));
-		cxlt_pool_persist(dst, sizeof(rec));
-		/* Cleared before any entry it held is freed below. */
-		mb();
-		done++;
-	}
 	for (i = 0; i < n; i++) {
 		if (pool->ents[i].state != CXLT_POOL_ENTRY_DYING || cxlt_shared_held(pool, i) ||
 		    !cxlt_pool_read_entry(pool, i, &ent, &s))
 			continue;
-		cxlt_shared_update_begin(pool);
 		memset(&s, 0, sizeof(s));
 		s.state = cpu_to_le32(CXLT_POOL_ENTRY_FREE);
-		s.host = cpu_to_le32(pool->host_id);
-		cxlt_pool_write_entry(pool, i, &s);
-		cxlt_shared_update_end(pool);
+		s.host = cpu_to_le32(pool->pc.id);
+		if (cxlt_shared_update(pool, i, &s))
+			return done;
 		pr_debug("pool %s: entry %u freed (destroyed, no host has it open)\n",
 			 pool->name, i);
 		done++;
 	}
-	if (cxlt_sh_read(&cxlt_gen_rec(pool)->gen) & 1) {
-		cxlt_shared_update_begin(pool);
-		cxlt_shared_update_end(pool);
+	if (!cxlt_sh_io_begin(pool))
+		return done;
+	if (cxlt_pc_read_gen(&pool->pc) & 1 && !cxlt_pc_update_begin(&pool->pc) &&
+	    !cxlt_pc_update_end(&pool->pc))
 		done++;
-	}
 	cxlt_sh_io_end(pool);
 	return done;
+}
+
+/* Regions made under this incarnation, referenced; under @pool->lock. */
+static unsigned int cxlt_shared_collect(struct cxlt_pool *pool, struct cxlt_region ***out)
+{
+	struct cxlt_region *r, **arr = NULL;
+	unsigned int n, room;
+
+	for (;;) {
+		n = 0;
+		scoped_guard(spinlock, &pool->rlock)
+			room = list_count_nodes(&pool->regions);
+		kfree(arr);
+		arr = kmalloc_array(max(room, 1U), sizeof(*arr), GFP_KERNEL);
+		if (!arr)
+			break;
+		scoped_guard(spinlock, &pool->rlock) {
+			if (list_count_nodes(&pool->regions) > room)
+				continue;
+			list_for_each_entry(r, &pool->regions, pool_link)
+				if (r->pool_inc == pool->inc && kref_get_unless_zero(&r->ref))
+					arr[n++] = r;
+		}
+		break;
+	}
+	*out = arr;
+	return n;
+}
+
+/*
+ * This host's lease lapsed: another host may have taken the lock and given away
+ * space this host's processes still map.  Unmap every region of this incarnation
+ * (SIGBUS from now on), write back and drop their lines while this host's open
+ * bits still hold their space, then attach again under a new incarnation and list
+ * the pool's regions afresh.  Under @pool->lock.
+ */
+static void cxlt_shared_relapse(struct cxlt_pool *pool)
+{
+	struct cxlt_region **arr;
+	unsigned int n, i;
+	int rc;
+
+	pr_warn("pool %s: this host's lease lapsed (no renewal for %u ms, or another host judged it expired): its regions on the pool are unmapped, attaching again\n",
+		pool->name, pool->pc.lease_ms);
+	n = cxlt_shared_collect(pool, &arr);
+	scoped_guard(rwsem_write, &pool->gate)
+		for (i = 0; i < n; i++)
+			WRITE_ONCE(arr[i]->lost, true);
+	for (i = 0; i < n; i++) {
+		cxlt_region_zap(arr[i]);
+		if (cxlt_sh_io_begin(pool)) {
+			pool->pc.ops->inval(pool, arr[i]->pool_offset, arr[i]->pool_alloc);
+			pool->pc.ops->fence(pool);
+			cxlt_sh_io_end(pool);
+		}
+		cxlt_region_unpublish(arr[i]);
+		cxlt_region_put(arr[i]);
+	}
+	kfree(arr);
+	scoped_guard(mutex, &pool->open_lock) {
+		WRITE_ONCE(pool->inc, pool->inc + 1);
+		memset(pool->opens, 0, sizeof(pool->opens));
+	}
+	uuid_gen((uuid_t *)pool->pc.uuid);
+	if (!cxlt_sh_io_begin(pool))
+		return;
+	rc = cxlt_pc_register(&pool->pc, true, NULL);
+	cxlt_sh_io_end(pool);
+	if (rc) {
+		pr_warn("pool %s: attaching again failed (%d): trying again at the next heartbeat\n",
+			pool->name, rc);
+		return;
+	}
+	pool->gen = U64_MAX;
+	cxlt_shared_sync(pool, true);
+	pr_info("pool %s: attached again as host %u\n", pool->name, pool->pc.id);
 }
 
 static void cxlt_shared_maint(struct work_struct *work)
@@ -537,6 +541,10 @@ static void cxlt_shared_maint(struct work_struct *work)
 	guard(mutex)(&pool->lock);
 	if (!pool->registered || pool->state != CXLT_POOL_ONLINE)
 		return;
+	if (READ_ONCE(pool->pc.dead)) {
+		cxlt_shared_relapse(pool);
+		return;
+	}
 	cxlt_shared_sync(pool, false);
 	if (!cxlt_shared_chores_due(pool) || cxlt_shared_lock(pool))
 		return;
@@ -544,33 +552,31 @@ static void cxlt_shared_maint(struct work_struct *work)
 	cxlt_shared_unlock(pool);
 }
 
-/* --- attach, heartbeat, detach ------------------------------------------------------- */
+/* --- attach, heartbeat, fences, detach ------------------------------------------------ */
 
-/* Write this host's record afresh, keeping its fence sequence; under the gate. */
-static void cxlt_shared_write_record(struct cxlt_pool *pool, const struct cxlt_pool_host *old)
+/* Blades other hosts fenced, noted by the heartbeat for @fence_work. */
+struct cxlt_fence_pending {
+	struct cxlt_pool *pool;
+	u32 n;
+	u64 serial[CXLT_POOL_SERIALS];
+	u32 peer[CXLT_POOL_SERIALS];
+};
+
+static void cxlt_shared_note_fence(void *arg, u32 peer, u64 serial)
 {
-	struct cxlt_pool_host *dst = cxlt_host_rec(pool, pool->host_id);
-	struct cxlt_pool_host rec = {};
-	bool had = le32_to_cpu(old->magic) == CXLT_POOL_HOST_MAGIC;
+	struct cxlt_fence_pending *p = arg;
+	u32 i;
 
-	rec.magic = cpu_to_le32(CXLT_POOL_HOST_MAGIC);
-	rec.state = cpu_to_le32(CXLT_POOL_HOST_ATTACHED);
-	/* Another value than before: the others see the new incarnation move at once. */
-	pool->hb = (had ? le64_to_cpu(old->heartbeat) : 0) + 1;
-	rec.heartbeat = cpu_to_le64(pool->hb);
-	if (had) {
-		rec.fence_seq = old->fence_seq;
-		rec.fence_serial = old->fence_serial;
+	for (i = 0; i < p->n; i++)
+		if (p->serial[i] == serial)
+			return;
+	if (p->n < CXLT_POOL_SERIALS) {
+		p->serial[p->n] = serial;
+		p->peer[p->n++] = peer;
 	}
-	memcpy(rec.uuid, pool->host_uuid, sizeof(rec.uuid));
-	strscpy(rec.name, utsname()->nodename, sizeof(rec.name));
-	for (u32 w = 0; w < CXLT_POOL_OPEN_WORDS; w++)
-		rec.open[w] = cpu_to_le64(pool->open_words[w]);
-	memcpy(dst, &rec, sizeof(rec));
-	cxlt_pool_persist(dst, sizeof(rec));
-	/* The record is out before this host reads the others' (bakery, open bits). */
-	mb();
 }
+
+static DEFINE_SPINLOCK(cxlt_fence_pending_lock);
 
 /* A blade of the pool fenced on another host: fence it here too (outside all locks). */
 static void cxlt_shared_peer_fenced(struct cxlt_pool *pool, u32 peer, u64 serial)
@@ -592,46 +598,50 @@ static void cxlt_shared_peer_fenced(struct cxlt_pool *pool, u32 peer, u64 serial
 	cxlt_fence_blade(blade, CXLTIER_CAUSE_PEER, ktime_get());
 }
 
+static void cxlt_shared_fence_work(struct work_struct *work)
+{
+	struct cxlt_pool *pool = container_of(work, struct cxlt_pool, fence_work);
+	struct cxlt_fence_pending *p = pool->fences;
+	struct cxlt_fence_pending todo;
+	u32 i;
+
+	scoped_guard(spinlock, &cxlt_fence_pending_lock) {
+		todo = *p;
+		p->n = 0;
+	}
+	for (i = 0; i < todo.n; i++)
+		cxlt_shared_peer_fenced(pool, todo.peer[i], todo.serial[i]);
+}
+
+/* Take the others' fence notices (@in_force: at attach, those still in force). */
+static void cxlt_shared_poll_fences(struct cxlt_pool *pool, bool in_force)
+{
+	struct cxlt_fence_pending p = { .n = 0 };
+	u32 i;
+
+	cxlt_pc_fence_poll(&pool->pc, in_force, cxlt_shared_note_fence, &p);
+	if (!p.n)
+		return;
+	scoped_guard(spinlock, &cxlt_fence_pending_lock)
+		for (i = 0; i < p.n; i++)
+			cxlt_shared_note_fence(pool->fences, p.peer[i], p.serial[i]);
+	queue_work(system_unbound_wq, &pool->fence_work);
+}
+
 static void cxlt_shared_hb(struct work_struct *work)
 {
 	struct cxlt_pool *pool = container_of(to_delayed_work(work), struct cxlt_pool, hb_work);
-	u32 j, n = le32_to_cpu(pool->sb.table_entries), fence_peer = 0;
-	struct cxlt_pool_host rec;
+	u32 j, n = pool->pc.entries;
 	bool maint = false;
-	u64 fence = 0;
 
 	if (!cxlt_sh_io_begin(pool))
 		return;
-	cxlt_host_read(pool, pool->host_id, &rec);
-	if (cxlt_host_state(&rec) != CXLT_POOL_HOST_ATTACHED ||
-	    memcmp(rec.uuid, pool->host_uuid, sizeof(rec.uuid))) {
-		/* Expired by another host while this one stalled (or overwritten). */
-		pr_warn("pool %s: this host's record %u was cleared by another host (no heartbeat for the lease of %u ms): attaching again\n",
-			pool->name, pool->host_id, cxlt_lease_ms());
-		/* Its open bits as they are here; open_lock is never held across a wait. */
-		scoped_guard(mutex, &pool->open_lock)
-			cxlt_shared_write_record(pool, &rec);
-	} else {
-		cxlt_sh_write(&cxlt_host_rec(pool, pool->host_id)->heartbeat, ++pool->hb);
-	}
-	for (j = 1; j < CXLT_POOL_HOST_SLOTS; j++) {
-		if (j == pool->host_id)
-			continue;
-		cxlt_host_read(pool, j, &rec);
-		if (!cxlt_peer_live(pool, j, &rec) &&
-		    cxlt_host_state(&rec) == CXLT_POOL_HOST_ATTACHED)
-			maint = true;
-		scoped_guard(spinlock, &pool->peer_lock) {
-			if (cxlt_host_state(&rec) != CXLT_POOL_HOST_NONE &&
-			    le64_to_cpu(rec.fence_seq) != pool->peers[j].fence_seq) {
-				pool->peers[j].fence_seq = le64_to_cpu(rec.fence_seq);
-				fence = le64_to_cpu(rec.fence_serial);
-				fence_peer = j;
-			}
-		}
-	}
+	if (cxlt_pc_heartbeat(&pool->pc))
+		maint = true;	/* lapsed: attach again */
+	else
+		cxlt_shared_poll_fences(pool, false);
 	/* Hints without @lock: a stale one costs one maintenance pass, or one period. */
-	if (cxlt_sh_read(&cxlt_gen_rec(pool)->gen) != data_race(pool->gen))
+	if (cxlt_pc_read_gen(&pool->pc) != data_race(pool->gen))
 		maint = true;
 	for (j = 0; j < n && !maint; j++)
 		/* As above. */
@@ -639,12 +649,10 @@ static void cxlt_shared_hb(struct work_struct *work)
 			maint = true;
 	cxlt_sh_io_end(pool);
 
-	if (fence)
-		cxlt_shared_peer_fenced(pool, fence_peer, fence);
 	if (maint)
 		queue_work(system_unbound_wq, &pool->maint_work);
 	if (cxlt_pool_usable(pool))
-		queue_delayed_work(system_unbound_wq, &pool->hb_work, cxlt_hb_period());
+		queue_delayed_work(system_unbound_wq, &pool->hb_work, cxlt_hb_period(pool));
 }
 
 void cxlt_shared_init(struct cxlt_pool *pool)
@@ -653,63 +661,53 @@ void cxlt_shared_init(struct cxlt_pool *pool)
 	spin_lock_init(&pool->peer_lock);
 	INIT_DELAYED_WORK(&pool->hb_work, cxlt_shared_hb);
 	INIT_WORK(&pool->maint_work, cxlt_shared_maint);
+	INIT_WORK(&pool->fence_work, cxlt_shared_fence_work);
 }
 
 /**
  * cxlt_shared_register() - take this host's record in a shared pool
- * @pool: the pool, under its @lock, mapped, its superblock read; @host_id set
+ * @pool: the pool, under its @lock, mapped, its superblock read; @pc.id set
  *
- * A record that says attached under another uuid is watched for three heartbeat
- * periods: if its heartbeat moves, another host has that id (-EBUSY); if not, it
- * is this host's previous life (a crash) and is taken over.
+ * A record that says attached under another uuid is watched for the lease and
+ * grace: if its heartbeat moves, another host has that id (-EBUSY); if not, it
+ * is this host's previous life (a crash) and is taken over.  Blades the others
+ * fenced and still hold fenced are fenced here too.
  *
  * Context: process context; sleeps.
- * Return: 0; -EBUSY; -EINTR.
+ * Return: 0; -EBUSY; -EINTR; -EAGAIN.
  */
 int cxlt_shared_register(struct cxlt_pool *pool)
 {
-	struct cxlt_pool_host *dst = cxlt_host_rec(pool, pool->host_id);
-	struct cxlt_pool_host rec;
-	u32 j;
+	int rc;
 
 	lockdep_assert_held(&pool->lock);
-	cxlt_host_read(pool, pool->host_id, &rec);
-	if (cxlt_host_state(&rec) == CXLT_POOL_HOST_ATTACHED) {
-		unsigned long end = jiffies + 3 * cxlt_hb_period() + HZ / 10;
-		u64 hb0 = le64_to_cpu(rec.heartbeat);
-
-		while (time_before(jiffies, end)) {
-			if (msleep_interruptible(50))
-				return -EINTR;
-			if (cxlt_sh_read(&dst->heartbeat) != hb0) {
-				snprintf(pool->error, sizeof(pool->error),
-					 "host record %u is in use by host %.*s, whose heartbeat is live: give this host another id",
-					 pool->host_id, (int)sizeof(rec.name), rec.name);
-				return -EBUSY;
-			}
-		}
-		pr_info("pool %s: host record %u (%.*s) has no heartbeat: taking it over\n",
-			pool->name, pool->host_id, (int)sizeof(rec.name), rec.name);
+	if (!pool->fences) {
+		pool->fences = kzalloc(sizeof(*pool->fences), GFP_KERNEL);
+		if (!pool->fences)
+			return -ENOMEM;
 	}
-	uuid_gen((uuid_t *)pool->host_uuid);
-	memset(pool->open_words, 0, sizeof(pool->open_words));
-	memset(pool->opens, 0, sizeof(pool->opens));
-	cxlt_shared_write_record(pool, &rec);
-	/* What the others did before this attach (fences included) is their past. */
-	for (j = 1; j < CXLT_POOL_HOST_SLOTS; j++) {
-		cxlt_host_read(pool, j, &rec);
-		scoped_guard(spinlock, &pool->peer_lock) {
-			pool->peers[j].heartbeat = le64_to_cpu(rec.heartbeat);
-			pool->peers[j].state = cxlt_host_state(&rec);
-			pool->peers[j].moved = jiffies;
-			pool->peers[j].fence_seq = le64_to_cpu(rec.fence_seq);
-		}
+	uuid_gen((uuid_t *)pool->pc.uuid);
+	strscpy(pool->pc.name, utsname()->nodename, sizeof(pool->pc.name));
+	scoped_guard(mutex, &pool->open_lock) {
+		WRITE_ONCE(pool->inc, pool->inc + 1);
+		memset(pool->opens, 0, sizeof(pool->opens));
 	}
+	down_read(&pool->gate);
+	rc = cxlt_pc_register(&pool->pc, false, NULL);
+	if (!rc)
+		cxlt_shared_poll_fences(pool, true);
+	up_read(&pool->gate);
+	if (rc == -EBUSY)
+		snprintf(pool->error, sizeof(pool->error),
+			 "host record %u is in use by another host, whose heartbeat is live: give this host another id",
+			 pool->pc.id);
+	if (rc)
+		return rc;
 	pool->gen = U64_MAX;
 	pool->registered = true;
-	queue_delayed_work(system_unbound_wq, &pool->hb_work, cxlt_hb_period());
-	pr_info("pool %s: attached as host %u (%s), lease %u ms\n", pool->name, pool->host_id,
-		utsname()->nodename, cxlt_lease_ms());
+	queue_delayed_work(system_unbound_wq, &pool->hb_work, cxlt_hb_period(pool));
+	pr_info("pool %s: attached as host %u (%s), lease %u ms, grace %u ms\n", pool->name,
+		pool->pc.id, utsname()->nodename, pool->pc.lease_ms, pool->pc.grace_ms);
 	return 0;
 }
 
@@ -725,6 +723,7 @@ void cxlt_shared_stop(struct cxlt_pool *pool)
 		return;
 	cancel_delayed_work_sync(&pool->hb_work);
 	cancel_work_sync(&pool->maint_work);
+	cancel_work_sync(&pool->fence_work);
 }
 
 /**
@@ -735,29 +734,20 @@ void cxlt_shared_stop(struct cxlt_pool *pool)
  */
 void cxlt_shared_detach(struct cxlt_pool *pool)
 {
-	struct cxlt_pool_host *dst;
-
 	lockdep_assert_held(&pool->lock);
 	if (!pool->registered)
 		return;
 	pool->registered = false;
 	if (!cxlt_sh_io_begin(pool))
 		return;
-	dst = cxlt_host_rec(pool, pool->host_id);
-	memset(dst->open, 0, sizeof(dst->open));
-	cxlt_pool_persist(dst->open, sizeof(dst->open));
-	cxlt_sh_write(&dst->number, 0);
-	WRITE_ONCE(dst->state, cpu_to_le32(CXLT_POOL_HOST_DETACHED));
-	cxlt_pool_persist(&dst->state, sizeof(dst->state));
-	/* Out before the memory is unmapped. */
-	mb();
+	cxlt_pc_detach(&pool->pc);
 	cxlt_sh_io_end(pool);
-	pr_info("pool %s: detached (host %u)\n", pool->name, pool->host_id);
+	pr_info("pool %s: detached (host %u)\n", pool->name, pool->pc.id);
 }
 
 /**
- * cxlt_shared_fenced() - this host fences a blade of a shared pool: say so on the
- *	device, so the other hosts fence it too
+ * cxlt_shared_fenced() - this host fences a blade of a shared pool: say so in its
+ *	fence log, so the other hosts fence it too
  * @pool: the pool, still usable
  * @serial: the blade's serial number
  *
@@ -765,16 +755,18 @@ void cxlt_shared_detach(struct cxlt_pool *pool)
  */
 void cxlt_shared_fenced(struct cxlt_pool *pool, u64 serial)
 {
-	struct cxlt_pool_host *me;
+	int rc;
 
 	if (!pool->registered || !cxlt_sh_io_begin(pool))
 		return;
-	me = cxlt_host_rec(pool, pool->host_id);
-	cxlt_sh_write(&me->fence_serial, serial);
-	cxlt_sh_write(&me->fence_seq, cxlt_sh_read(&me->fence_seq) + 1);
+	rc = cxlt_pc_fence_note(&pool->pc, serial);
 	cxlt_sh_io_end(pool);
-	pr_info("pool %s: fence of the blade with serial %#llx recorded for the other hosts\n",
-		pool->name, serial);
+	if (rc)
+		pr_warn("pool %s: fence of the blade with serial %#llx not recorded for the other hosts: this host's lease lapsed\n",
+			pool->name, serial);
+	else
+		pr_info("pool %s: fence of the blade with serial %#llx recorded for the other hosts\n",
+			pool->name, serial);
 }
 
 /* --- hosts, table and check in sysfs ------------------------------------------------- */
@@ -790,6 +782,7 @@ static const char *const cxlt_host_state_names[] = {
 
 static int cxlt_hosts_text(struct cxlt_pool *pool, char *buf, size_t size)
 {
+	enum cxlt_pc_liveness seen;
 	struct cxlt_pool_host rec;
 	int len = 0;
 	u32 j, st;
@@ -801,20 +794,21 @@ static int cxlt_hosts_text(struct cxlt_pool *pool, char *buf, size_t size)
 		unsigned long age;
 		bool live;
 
-		cxlt_host_read(pool, j, &rec);
+		if (!cxlt_pc_peek(&pool->pc, j, &rec, false, &seen))
+			continue;
 		strscpy(name, rec.name[0] ? rec.name : "?", sizeof(name));
 		strreplace(name, ' ', '_');
-		live = cxlt_peer_live(pool, j, &rec);
-		st = cxlt_host_state(&rec);
+		st = cxlt_pc_host_state(&rec);
 		if (st == CXLT_POOL_HOST_NONE || st >= ARRAY_SIZE(cxlt_host_state_names))
 			continue;
+		live = seen == CXLT_PC_LIVE;
 		scoped_guard(spinlock, &pool->peer_lock)
-			age = jiffies - pool->peers[j].moved;
-		len += scnprintf(buf + len, size - len, "%u %s %s %llu %u %s\n", j,
+			age = pool->pc.ops->now_ms(pool) - pool->pc.peers[j].moved;
+		len += scnprintf(buf + len, size - len, "%u %s %s %llu %lu %s\n", j,
 				 st == CXLT_POOL_HOST_ATTACHED && !live ? "expired" :
 				 cxlt_host_state_names[st], name, le64_to_cpu(rec.heartbeat),
-				 j == pool->host_id ? 0 : jiffies_to_msecs(age),
-				 j == pool->host_id ? "self" : "-");
+				 j == pool->pc.id ? 0 : age,
+				 j == pool->pc.id ? "self" : "-");
 	}
 	cxlt_sh_io_end(pool);
 	return len;
@@ -824,7 +818,7 @@ static const char *const cxlt_entry_state_names[] = { "free", "used", "dying" };
 
 static int cxlt_table_text(struct cxlt_pool *pool, char *buf, size_t size)
 {
-	u32 i, j, n = le32_to_cpu(pool->sb.table_entries);
+	u32 i, j, n = pool->pc.entries;
 	struct cxlt_pool_host rec;
 	struct cxlt_pool_slot s;
 	struct cxlt_pool_ent ent;
@@ -840,13 +834,13 @@ static int cxlt_table_text(struct cxlt_pool *pool, char *buf, size_t size)
 		return 0;
 	if (pool->shared)
 		for (j = 1; j < CXLT_POOL_HOST_SLOTS; j++) {
-			cxlt_host_read(pool, j, &rec);
-			if (cxlt_host_state(&rec) != CXLT_POOL_HOST_ATTACHED)
+			cxlt_pc_read_host(&pool->pc, j, &rec);
+			if (cxlt_pc_host_state(&rec) != CXLT_POOL_HOST_ATTACHED)
 				continue;
 			for (i = 0; i < CXLT_POOL_OPEN_WORDS; i++)
 				open[j][i] = le64_to_cpu(rec.open[i]);
 		}
-	arch_invalidate_pmem(pool->base + CXLT_POOL_TABLE_OFFSET, (u64)n * CXLT_POOL_ENTRY_SIZE);
+	cxlt_pc_inval_table(&pool->pc);
 	for (i = 0; i < n && len < size - 256; i++) {
 		bool any = false;
 		u32 id;
@@ -897,9 +891,9 @@ static int cxlt_check_ext_cmp(const void *a, const void *b)
 /* Check the on-device structures; under @pool->lock, memory usable.  fsck, read-only. */
 static int cxlt_check_text(struct cxlt_pool *pool, char *buf, size_t size)
 {
-	const struct cxlt_pool_sb *a = pool->base + CXLT_POOL_SB_A;
-	const struct cxlt_pool_sb *b = pool->base + CXLT_POOL_SB_B;
-	u32 i, j, n = le32_to_cpu(pool->sb.table_entries), nr = 0, problems = 0;
+	u32 i, j, n = pool->pc.entries, nr = 0, problems = 0;
+	enum cxlt_pc_liveness seen;
+	struct cxlt_pool_sb sbs[2];
 	struct cxlt_pool_host rec;
 	struct cxlt_pool_slot s, s2;
 	struct cxlt_pool_ent ent;
@@ -908,12 +902,14 @@ static int cxlt_check_text(struct cxlt_pool *pool, char *buf, size_t size)
 	struct cxlt_check_ext *ext __free(kvfree) = kvcalloc(n, sizeof(*ext), GFP_KERNEL);
 	if (!ext)
 		return -ENOMEM;
-	arch_invalidate_pmem(pool->base, CXLT_POOL_TABLE_OFFSET + (u64)n * CXLT_POOL_ENTRY_SIZE);
+	pool->pc.ops->inval(pool, 0, CXLT_POOL_TABLE_OFFSET + (u64)n * CXLT_POOL_ENTRY_SIZE);
 	for (i = 0; i < 2; i++) {
-		const struct cxlt_pool_sb *sb = i ? b : a;
+		const struct cxlt_pool_sb *sb = &sbs[i];
 
-		if (memcmp(sb->magic, CXLT_POOL_MAGIC, sizeof(sb->magic)) ||
-		    le32_to_cpu(sb->crc) != cxlt_pool_crc(sb, offsetof(struct cxlt_pool_sb, crc)))
+		if (pool->pc.ops->read(pool, i ? CXLT_POOL_SB_B : CXLT_POOL_SB_A, &sbs[i],
+				       sizeof(sbs[i])))
+			cxlt_problem("superblock %c is on poisoned media", 'A' + i);
+		else if (!cxlt_pc_sb_ok(sb))
 			cxlt_problem("superblock %c fails its checksum", 'A' + i);
 		else if (memcmp(sb, &pool->sb, sizeof(*sb)))
 			cxlt_problem("superblock %c differs from the one in use", 'A' + i);
@@ -928,7 +924,7 @@ static int cxlt_check_text(struct cxlt_pool *pool, char *buf, size_t size)
 			continue;
 		if (ent.state == CXLT_POOL_ENTRY_DYING && !pool->shared)
 			cxlt_problem("entry %u: dying in a pool of one host", i);
-		if (!cxlt_pool_slot_sane(pool, &s)) {
+		if (!cxlt_pc_slot_sane(&pool->pc, &s)) {
 			cxlt_problem("entry %u (%.*s): outside the data area or malformed", i,
 				     (int)sizeof(s.name), s.name);
 			continue;
@@ -954,14 +950,17 @@ static int cxlt_check_text(struct cxlt_pool *pool, char *buf, size_t size)
 			cxlt_problem("entries %u and %u overlap at %#llx", ext[i - 1].idx,
 				     ext[i].idx, ext[i].lo);
 	if (pool->shared) {
-		if (cxlt_sh_read(&cxlt_gen_rec(pool)->gen) & 1)
+		if (cxlt_pc_read_gen(&pool->pc) & 1)
 			cxlt_problem("a table update was left half done%s",
 				     " (its host died): repair closes it");
 		for (j = 1; j < CXLT_POOL_HOST_SLOTS; j++) {
 			u32 st;
 
-			cxlt_host_read(pool, j, &rec);
-			st = cxlt_host_state(&rec);
+			if (!cxlt_pc_peek(&pool->pc, j, &rec, false, &seen)) {
+				cxlt_problem("host record %u is on poisoned media", j);
+				continue;
+			}
+			st = cxlt_pc_host_state(&rec);
 			if (st == CXLT_POOL_HOST_NONE) {
 				u32 magic = le32_to_cpu(rec.magic);
 
@@ -975,10 +974,10 @@ static int cxlt_check_text(struct cxlt_pool *pool, char *buf, size_t size)
 			}
 			if (st != CXLT_POOL_HOST_ATTACHED)
 				continue;
-			if (!cxlt_peer_live(pool, j, &rec))
-				cxlt_problem("host %u (%.*s) expired, its record not cleared yet%s",
-					     j, (int)sizeof(rec.name), rec.name,
-					     ": repair clears it");
+			if (seen != CXLT_PC_LIVE && j != pool->pc.id)
+				len += scnprintf(buf + len, size - len,
+						 "note: host %u (%.*s) expired: what it has open stays held until it attaches again or is evicted (\"evict %u\")\n",
+						 j, (int)sizeof(rec.name), rec.name, j);
 			for (i = 0; i < n; i++) {
 				if (!(le64_to_cpu(rec.open[i / 64]) & BIT_ULL(i % 64)))
 					continue;
@@ -990,7 +989,7 @@ static int cxlt_check_text(struct cxlt_pool *pool, char *buf, size_t size)
 		}
 		for (i = 0; i < n; i++)
 			if (cxlt_pool_read_entry(pool, i, &ent, &s) &&
-			    ent.state == CXLT_POOL_ENTRY_DYING && !cxlt_shared_held(pool, i))
+			    ent.state == CXLT_POOL_ENTRY_DYING && !cxlt_pc_held(&pool->pc, i))
 				len += scnprintf(buf + len, size - len,
 						 "note: entry %u (%.*s) is destroyed and open nowhere: its space is freed at the next heartbeat\n",
 						 i, (int)sizeof(s.name), s.name);
@@ -1045,14 +1044,57 @@ static ssize_t check_read(struct file *f, struct kobject *kobj, struct bin_attri
 	return cxlt_text_read(kobj, buf, off, count, cxlt_check_make);
 }
 
+static int cxlt_evict(struct cxlt_pool *pool, u32 id)
+{
+	u64 hb;
+	int rc;
+
+	/* Watched without the pool lock: the others' creates are not held up. */
+	if (!cxlt_sh_io_begin(pool))
+		return -ENODEV;
+	rc = cxlt_pc_evict_watch(&pool->pc, id, &hb);
+	cxlt_sh_io_end(pool);
+	if (rc)
+		return rc;
+	rc = cxlt_shared_lock(pool);
+	if (rc)
+		return rc;
+	if (cxlt_sh_io_begin(pool)) {
+		rc = cxlt_pc_evict(&pool->pc, id, hb);
+		cxlt_sh_io_end(pool);
+	} else {
+		rc = -ENODEV;
+	}
+	if (!rc) {
+		pr_warn("pool %s: host %u evicted: what it had open is released\n", pool->name, id);
+		cxlt_shared_chores(pool);
+	}
+	cxlt_shared_unlock(pool);
+	return cxlt_sh_lapsed(pool, rc);
+}
+
 static ssize_t check_write(struct file *f, struct kobject *kobj, struct bin_attribute *attr,
 			   char *buf, loff_t off, size_t count)
 {
 	struct cxlt_pool *pool = container_of(kobj, struct cxlt_pool, kobj);
-	u32 done;
+	u32 done, id;
 	int rc;
 
-	if (off || !sysfs_streq(buf, "repair"))
+	if (off)
+		return -EINVAL;
+	if (!strncmp(buf, "evict ", 6)) {
+		char arg[16];
+
+		strscpy(arg, buf + 6, min(count - 5, sizeof(arg)));
+		if (kstrtou32(strim(arg), 10, &id) || !id || id >= CXLT_POOL_HOST_SLOTS)
+			return -EINVAL;
+		guard(mutex)(&pool->lock);
+		if (pool->state != CXLT_POOL_ONLINE || !pool->shared)
+			return -ENODEV;
+		rc = cxlt_evict(pool, id);
+		return rc ? rc : count;
+	}
+	if (!sysfs_streq(buf, "repair"))
 		return -EINVAL;
 	guard(mutex)(&pool->lock);
 	if (pool->state != CXLT_POOL_ONLINE)

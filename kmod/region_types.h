@@ -69,6 +69,8 @@ struct mem_cgroup;
  * @pool_alloc: bytes of the pool it holds
  * @pool_uuid: its entry's uuid, made at create (a shared pool's entry may later
  *	hold another region)
+ * @pool_inc: its shared pool's incarnation on this host when it was made (an
+ *	earlier one than the pool's: this host's lease lapsed since, it is dead)
  * @pool_freed: its entry was freed (destroyed); it holds its space until it is
  *	freed; under the pool's lock
  * @pool_unlisted: its dropped pool took it out of the name table; under the
@@ -118,6 +120,7 @@ struct cxlt_region {
 	u64 pool_offset;
 	u64 pool_alloc;
 	u8 pool_uuid[16];
+	u32 pool_inc;
 	bool pool_freed;
 	bool pool_unlisted;
 	bool lost;

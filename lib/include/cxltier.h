@@ -923,6 +923,14 @@ int cxltier_get_pool_lease_ms(struct cxltier_ctx *ctx, unsigned int *lease_ms);
 int cxltier_pool_is_shared(const struct cxltier_pool *pool);
 /* This host's record id in a shared pool (1 to 63), 0 for other pools. */
 unsigned int cxltier_pool_get_host(const struct cxltier_pool *pool);
+/*
+ * A shared pool's lease and grace in ms, as its device says (written at format,
+ * the same on every host): a host whose heartbeat stands still for the lease is
+ * judged expired, and the others go on without it a grace later.  0 for other
+ * pools, and for modules that do not say (older ones: see cxltier_get_pool_lease_ms()).
+ */
+unsigned int cxltier_pool_get_lease_ms(const struct cxltier_pool *pool);
+unsigned int cxltier_pool_get_grace_ms(const struct cxltier_pool *pool);
 
 /*
  * A shared pool's host records in use (pools/<region>/hosts), in the module's

@@ -311,6 +311,8 @@ result<cxltier_pool> load_pool(cxltier_ctx *ctx, const fs::path &dir)
 		.error = r.text("error"),
 		.shared = false,
 		.host = 0,
+		.lease_ms = 0,
+		.grace_ms = 0,
 		.hosts = {},
 		.entries = {},
 	};
@@ -318,6 +320,8 @@ result<cxltier_pool> load_pool(cxltier_ctx *ctx, const fs::path &dir)
 	auto blades = r.words("blades");
 	auto shared = r.optional_u64_dec("shared");
 	auto host = r.optional_u64_dec("host");
+	auto lease = r.optional_u64_dec("lease_ms");
+	auto grace = r.optional_u64_dec("grace_ms");
 	if (r.failure())
 		return *r.failure();
 	if (shared.value_or(0) > 1)
@@ -330,6 +334,8 @@ result<cxltier_pool> load_pool(cxltier_ctx *ctx, const fs::path &dir)
 	p.regions = static_cast<unsigned int>(std::min<std::uint64_t>(regions, UINT32_MAX));
 	p.shared = shared.value_or(0) == 1;
 	p.host = static_cast<unsigned int>(host.value_or(0));
+	p.lease_ms = static_cast<unsigned int>(std::min<std::uint64_t>(lease.value_or(0), UINT32_MAX));
+	p.grace_ms = static_cast<unsigned int>(std::min<std::uint64_t>(grace.value_or(0), UINT32_MAX));
 
 	auto hosts_text = read_optional(dir / "hosts");
 	if (!hosts_text)
@@ -478,6 +484,16 @@ CXLTIER_EXPORT int cxltier_pool_is_shared(const cxltier_pool *pool)
 CXLTIER_EXPORT unsigned int cxltier_pool_get_host(const cxltier_pool *pool)
 {
 	return pool->host;
+}
+
+CXLTIER_EXPORT unsigned int cxltier_pool_get_lease_ms(const cxltier_pool *pool)
+{
+	return pool->lease_ms;
+}
+
+CXLTIER_EXPORT unsigned int cxltier_pool_get_grace_ms(const cxltier_pool *pool)
+{
+	return pool->grace_ms;
 }
 
 CXLTIER_EXPORT cxltier_pool_host *cxltier_pool_host_get_first(cxltier_pool *pool)

@@ -52,6 +52,8 @@ struct cxltier_pool {
 	std::string error;
 	bool shared;	   // attached with pool_attach
 	unsigned int host; // this host's record id in a shared pool, else 0
+	unsigned int lease_ms; // a shared pool's lease, from its device (0: not known)
+	unsigned int grace_ms; // and its grace
 	std::vector<cxltier_pool_host> hosts;	  // the file's order
 	std::vector<cxltier_pool_entry> entries; // the file's order
 };

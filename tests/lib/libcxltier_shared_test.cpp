@@ -69,6 +69,8 @@ TEST_F(SharedPoolTest, HostsAndTable)
 	ASSERT_NE(p, nullptr);
 	EXPECT_TRUE(cxltier_pool_is_shared(p));
 	EXPECT_EQ(cxltier_pool_get_host(p), 2u);
+	EXPECT_EQ(cxltier_pool_get_lease_ms(p), 5000u);
+	EXPECT_EQ(cxltier_pool_get_grace_ms(p), 2500u);
 
 	std::vector<unsigned int> ids;
 	cxltier_pool_host *h;
@@ -128,6 +130,7 @@ TEST_F(SharedPoolTest, MissingFilesReadEmpty)
 	ASSERT_NE(p, nullptr);
 	EXPECT_FALSE(cxltier_pool_is_shared(p));
 	EXPECT_EQ(cxltier_pool_get_host(p), 0u);
+	EXPECT_EQ(cxltier_pool_get_lease_ms(p), 0u);
 	EXPECT_EQ(cxltier_pool_host_get_first(p), nullptr);
 	EXPECT_EQ(cxltier_pool_entry_get_first(p), nullptr);
 	EXPECT_EQ(cxltier_pool_host_get_first(nullptr), nullptr);

@@ -52,6 +52,8 @@ inline void add_two_pools(const fake_sysfs &sysfs)
 struct shared_pool_spec {
 	pool_spec pool;
 	std::string host = "2";
+	std::string lease_ms = "5000"; // "" for a module that has no such file
+	std::string grace_ms = "2500";
 	std::string hosts = "1 live node-a 4711 120 -\n2 live node-b 815 20 self\n"
 			    "3 expired node-c 99 15000 -";
 	std::string table = "0 used kv 2097152 4194304 0 0 0640 32768 1,2\n"
@@ -64,6 +66,10 @@ inline void add_shared_pool(const fake_sysfs &sysfs, const shared_pool_spec &s)
 	fs::path d = fs::path("pools") / s.pool.name;
 	sysfs.write(d / "shared", "1");
 	sysfs.write(d / "host", s.host);
+	if (!s.lease_ms.empty()) {
+		sysfs.write(d / "lease_ms", s.lease_ms);
+		sysfs.write(d / "grace_ms", s.grace_ms);
+	}
 	sysfs.write(d / "hosts", s.hosts);
 	sysfs.write(d / "table", s.table);
 }

@@ -97,18 +97,19 @@ TEST_F(SharedCommandTest, PoolList)
 }
 
 // pool stat: the pool, then its hosts and its table as aligned tables, the lease
-// left of live hosts from the module's pool_lease_ms.
+// left of live hosts from the pool's lease (its device's, 5 s here; the module's
+// pool_lease_ms, 10 s, is only what a format here would write).
 TEST_F(SharedCommandTest, PoolStat)
 {
 	std::string out = run_ok({"pool", "stat", "region5"});
 	EXPECT_THAT(out, StartsWith("Pool region5 (shared, host id 2)\n"
 				    "  state     online\n"
 				    "  size      256 MiB, 256 MiB free, 0 regions\n"));
-	EXPECT_THAT(out, HasSubstr("  blades    mem2,mem3\n  lease     10.0 s\n"));
-	EXPECT_THAT(out, HasSubstr("\nID  STATE    NAME    HEARTBEAT     AGE   LEASE  SELF\n"
-				   " 1  live     node-a       4711  120 ms   9.9 s  -\n"
-				   " 2  live     node-b        815   20 ms  10.0 s  self\n"
-				   " 3  expired  node-c         99  15.0 s       -  -\n"));
+	EXPECT_THAT(out, HasSubstr("  blades    mem2,mem3\n  lease     5.0 s\n"));
+	EXPECT_THAT(out, HasSubstr("\nID  STATE    NAME    HEARTBEAT     AGE  LEASE  SELF\n"
+				   " 1  live     node-a       4711  120 ms  4.9 s  -\n"
+				   " 2  live     node-b        815   20 ms  5.0 s  self\n"
+				   " 3  expired  node-c         99  15.0 s      -  -\n"));
 	EXPECT_THAT(out, HasSubstr("\nENTRY  NAME  STATE   SIZE  OWNER "));
 	EXPECT_THAT(out, HasSubstr("    0  kv    used   4 MiB  root:root"));
 	EXPECT_THAT(out, HasSubstr("0640  32768  1,2\n"));
@@ -134,7 +135,7 @@ TEST_F(SharedCommandTest, PoolStatJson)
 	EXPECT_EQ(p["name"], "region5");
 	EXPECT_EQ(p["shared"], true);
 	EXPECT_EQ(p["host"], 2);
-	EXPECT_EQ(p["lease_ms"], 10000);
+	EXPECT_EQ(p["lease_ms"], 5000);
 	ASSERT_EQ(p["hosts"].size(), 3u);
 	EXPECT_EQ(p["hosts"][1], json({{"id", 2},
 				       {"state", "live"},

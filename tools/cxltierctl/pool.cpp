@@ -126,10 +126,13 @@ json pool_json(cxltier_pool *p)
 	};
 }
 
-// The pool's lease in ms, or 0 when the module does not say.
-unsigned int lease_of(cxltier_ctx *ctx)
+// The pool's lease in ms (its device's; an older module's parameter), or 0 when
+// the module does not say.
+unsigned int lease_of(cxltier_ctx *ctx, const cxltier_pool *p)
 {
-	unsigned int ms = 0;
+	unsigned int ms = cxltier_pool_get_lease_ms(p);
+	if (ms || !cxltier_pool_is_shared(p))
+		return ms;
 	return cxltier_get_pool_lease_ms(ctx, &ms) == 0 ? ms : 0;
 }
 
@@ -146,7 +149,7 @@ void pool_stat(const std::string &name, bool json_out)
 {
 	auto ctx = open_ctx();
 	cxltier_pool *p = find_pool(ctx.get(), name);
-	unsigned int lease_ms = lease_of(ctx.get());
+	unsigned int lease_ms = lease_of(ctx.get(), p);
 	if (json_out) {
 		json doc = list_document(ctx.get());
 		json pool = pool_json(p);

@@ -11,6 +11,7 @@
  *   0x002000  host area: the table generation and 63 host records (shared pools,
  *             format 1.1 with CXLT_POOL_SB_SHARED; zero in a pool of one host)
  *   0x004000  region table: @table_entries entries of two 256-byte slots
+ *   0x024000  fence log (shared pools): 16 notices per host record
  *   @data_offset  region data, in units of @unit bytes (2 MiB)
  *
  * The superblock never changes after format.  A table entry changes by writing its
@@ -26,18 +27,19 @@
  * after writing; readers invalidate before reading.  The pool lock is Lamport's
  * bakery algorithm over the host records (no atomic read-modify-write works across
  * hosts), with a lease: a host whose heartbeat does not move for the lease is
- * expired, and the others go on without it (see pool_shared.c).
+ * judged expired, and after a grace period more the others go on without it,
+ * while it stops writing on its own (see poolcore/lease.c).
  */
 #ifndef _CXLT_POOL_FORMAT_H
 #define _CXLT_POOL_FORMAT_H
 
-#include <linux/bits.h>
-#include <linux/types.h>
+#include "pc_compat.h"
 
 #define CXLT_POOL_MAGIC		"CXLTPOOL"
 #define CXLT_POOL_MAJOR		1	/* readers refuse a newer major */
 #define CXLT_POOL_MINOR		0	/* newer minors only add what older ones ignore */
-#define CXLT_POOL_MINOR_SHARED	1	/* shared pools: host records, DYING entries */
+/* Shared pools: host records, DYING entries, the lease and the fence log (1.1: refused). */
+#define CXLT_POOL_MINOR_SHARED	2
 
 /* Superblock flags: a reader refuses flags it does not know. */
 #define CXLT_POOL_SB_SHARED	BIT(0)		/* a shared pool (pool_shared.c) */
@@ -54,6 +56,9 @@
 #define CXLT_POOL_ENTRY_SIZE	(2 * CXLT_POOL_SLOT_SIZE)
 #define CXLT_POOL_UNIT		(2ULL << 20)
 #define CXLT_POOL_SERIALS	16
+#define CXLT_POOL_FLOG_OFFSET	0x24000
+#define CXLT_POOL_FLOG_NOTES	16	/* per host: a ring of its newest fence notices */
+#define CXLT_POOL_FLOG_SIZE	(CXLT_POOL_FLOG_NOTES * 16)
 
 /**
  * struct cxlt_pool_sb - the superblock
@@ -79,6 +84,11 @@
  * @host_size: bytes per host record
  * @pool_no: a shared pool's number (1 to 127), in the ids of its regions; 0
  * @format_ns: when it was formatted, CLOCK_REALTIME
+ * @lease_ms: shared pools: a host whose heartbeat stands still this long is
+ *	judged expired, and a host that did not renew for this long stops writing
+ * @grace_ms: shared pools: how long after judging a host expired the others
+ *	wait before they go on without it (its last store in flight lands first)
+ * @fence_offset: shared pools: byte offset of the fence log
  * @reserved: zero
  * @crc: CRC32C of the bytes before it
  */
@@ -103,7 +113,10 @@ struct cxlt_pool_sb {
 	__le32 host_size;
 	__le32 pool_no;
 	__le64 format_ns;
-	u8 reserved[268];
+	__le32 lease_ms;
+	__le32 grace_ms;
+	__le64 fence_offset;
+	u8 reserved[252];
 	__le32 crc;
 } __packed;
 
@@ -186,8 +199,11 @@ struct cxlt_pool_gen {
  * @heartbeat: incremented by the host every lease / 10 while attached
  * @choosing: bakery: nonzero while the host picks its @number
  * @number: bakery: its ticket while it wants or holds the pool lock, else 0
- * @fence_seq: incremented when the host fenced a blade of the pool
- * @fence_serial: serial number of that blade
+ * @judged: bit n: this host judged host n expired (its heartbeat stood still
+ *	for the lease); host n stops writing when it sees the bit, and the
+ *	bit is cleared when host n attaches again (a new @uuid)
+ * @fence_head: notices this host appended to its fence log (the newest is
+ *	number @fence_head, in ring slot (@fence_head - 1) % CXLT_POOL_FLOG_NOTES)
  * @uuid: made at each attach: tells a new attach from an old one
  * @name: the host's node name, NUL-terminated
  * @open: bit n: the host has table entry n's region open or mapped
@@ -198,14 +214,31 @@ struct cxlt_pool_host {
 	__le64 heartbeat;
 	__le64 choosing;
 	__le64 number;
-	__le64 fence_seq;
-	__le64 fence_serial;
+	__le64 judged;
+	__le64 fence_head;
 	u8 uuid[16];
 	char name[32];
 	__le64 open[CXLT_POOL_OPEN_WORDS];
 } __packed;
 
+/**
+ * struct cxlt_pool_fnote - one notice of a host's fence log (shared pools): the
+ *	host fenced a blade of the pool
+ * @seq: its number in the host's log, from 1; 0: never written
+ * @tag: the first four bytes of the writer's record @uuid when it wrote it: a
+ *	notice is in force while its writer is attached under that uuid
+ * @serial: the blade's serial number
+ */
+struct cxlt_pool_fnote {
+	__le32 seq;
+	u8 tag[4];
+	__le64 serial;
+} __packed;
+
 static_assert(sizeof(struct cxlt_pool_sb) == 512);
+static_assert(sizeof(struct cxlt_pool_fnote) * CXLT_POOL_FLOG_NOTES == CXLT_POOL_FLOG_SIZE);
+static_assert(CXLT_POOL_TABLE_OFFSET + CXLT_POOL_ENTRIES * CXLT_POOL_ENTRY_SIZE <=
+	      CXLT_POOL_FLOG_OFFSET);
 static_assert(sizeof(struct cxlt_pool_gen) == CXLT_POOL_HOST_SIZE);
 static_assert(sizeof(struct cxlt_pool_host) == CXLT_POOL_HOST_SIZE);
 static_assert(sizeof(struct cxlt_pool_slot) == CXLT_POOL_SLOT_SIZE);
