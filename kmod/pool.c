@@ -1343,6 +1343,10 @@ static int cxlt_pool_write_format(struct cxlt_pool *pool, u32 ways, u32 granular
 		gen->magic = cpu_to_le32(CXLT_POOL_GEN_MAGIC);
 	}
 	cxlt_pool_persist(pool->base + CXLT_POOL_HOST_OFFSET, table_end - CXLT_POOL_HOST_OFFSET);
+	pool->pc.table_offset = CXLT_POOL_TABLE_OFFSET;
+	pool->pc.entries = CXLT_POOL_ENTRIES;
+	pool->pc.shared = pool->shared;
+	cxlt_pc_format_table(&pool->pc);
 	memcpy(pool->base + CXLT_POOL_SB_A, &sb, sizeof(sb));
 	cxlt_pool_persist(pool->base + CXLT_POOL_SB_A, sizeof(sb));
 	memcpy(pool->base + CXLT_POOL_SB_B, &sb, sizeof(sb));

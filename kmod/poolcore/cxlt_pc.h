@@ -178,6 +178,7 @@ bool cxlt_pc_read_entry(struct cxlt_pc *pc, u32 idx, struct cxlt_pool_ent *ent,
 bool cxlt_pc_slot_sane(const struct cxlt_pc *pc, const struct cxlt_pool_slot *s);
 int cxlt_pc_write_entry(struct cxlt_pc *pc, u32 idx, struct cxlt_pool_ent *ent,
 			struct cxlt_pool_slot *s);
+void cxlt_pc_format_table(struct cxlt_pc *pc);
 void cxlt_pc_inval_table(struct cxlt_pc *pc);
 int cxlt_pc_zero(struct cxlt_pc *pc, u64 off, u64 len);
 u64 cxlt_pc_read_gen(struct cxlt_pc *pc);

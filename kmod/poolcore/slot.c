@@ -167,13 +167,15 @@ static bool cxlt_pc_writable(struct cxlt_pc *pc)
 
 /**
  * cxlt_pc_write_entry() - write entry @idx's next slot from @s, durably
- * @pc: the view; a shared pool's lock held
+ * @pc: the view; a shared pool's lock held, within cxlt_pc_update_begin()
  * @idx: the entry
  * @ent: this host's copy of it, updated
  * @s: the slot (magic, version, seq and crc filled in here)
  *
- * Return: 0, the slot is on the device; -ETIMEDOUT this host's lease lapsed,
- * nothing was written.
+ * On a shared pool the lease check that allows this store is the one of
+ * cxlt_pc_update_begin() just before (no device read comes between them).
+ *
+ * Return: 0, the slot is on the device.
  */
 int cxlt_pc_write_entry(struct cxlt_pc *pc, u32 idx, struct cxlt_pool_ent *ent,
 			struct cxlt_pool_slot *s)
@@ -186,8 +188,6 @@ int cxlt_pc_write_entry(struct cxlt_pc *pc, u32 idx, struct cxlt_pool_ent *ent,
 	s->minor = cpu_to_le16(pc->shared ? CXLT_POOL_MINOR_SHARED : CXLT_POOL_MINOR);
 	s->seq = cpu_to_le64(ent->seq + 1);
 	s->crc = cpu_to_le32(cxlt_pc_crc(s, offsetof(struct cxlt_pool_slot, crc)));
-	if (!cxlt_pc_writable(pc))
-		return -ETIMEDOUT;
 	pc->ops->write(pc->ctx, dst, s, sizeof(*s));
 	pc->ops->wb(pc->ctx, dst, sizeof(*s));
 	pc->ops->fence(pc->ctx);
@@ -198,6 +198,31 @@ int cxlt_pc_write_entry(struct cxlt_pc *pc, u32 idx, struct cxlt_pool_ent *ent,
 	ent->alloc = le64_to_cpu(s->alloc);
 	memcpy(ent->uuid, s->uuid, sizeof(ent->uuid));
 	return 0;
+}
+
+/**
+ * cxlt_pc_format_table() - a new table: every entry's slot 0 a valid free slot
+ * @pc: the view (layout set), the pool being formatted
+ *
+ * An entry's first update then goes to slot 1: a crash that tears it leaves
+ * slot 0, free, current.  (A table of zeroes would leave an entry whose only
+ * written slot is torn, which reads as lost contents.)
+ */
+void cxlt_pc_format_table(struct cxlt_pc *pc)
+{
+	struct cxlt_pool_slot s;
+	u32 i;
+
+	memset(&s, 0, sizeof(s));
+	s.magic = cpu_to_le32(CXLT_POOL_ENTRY_MAGIC);
+	s.major = cpu_to_le16(CXLT_POOL_MAJOR);
+	s.minor = cpu_to_le16(pc->shared ? CXLT_POOL_MINOR_SHARED : CXLT_POOL_MINOR);
+	s.state = cpu_to_le32(CXLT_POOL_ENTRY_FREE);
+	s.crc = cpu_to_le32(cxlt_pc_crc(&s, offsetof(struct cxlt_pool_slot, crc)));
+	for (i = 0; i < pc->entries; i++)
+		pc->ops->write(pc->ctx, cxlt_pc_slot_offset(pc, i, 0), &s, sizeof(s));
+	pc->ops->wb(pc->ctx, pc->table_offset, (u64)pc->entries * CXLT_POOL_ENTRY_SIZE);
+	pc->ops->fence(pc->ctx);
 }
 
 /* Drop this host's cached lines of the table: the next reads see the device. */

@@ -51,6 +51,12 @@ void format(sim::Device &dev)
 	cxlt_pool_gen g{};
 	g.magic = CXLT_POOL_GEN_MAGIC;
 	std::memcpy(&dev.mem[CXLT_POOL_HOST_OFFSET], &g, sizeof(g));
+	// pool.c's format writes the table through the core, as here.
+	sim::Host h(dev, 63);
+	const char *why = nullptr;
+	h.pc.shared = true;
+	EXPECT_EQ(cxlt_pc_layout(&h.pc, &sb, dev.mem.size(), &why), 0);
+	cxlt_pc_format_table(&h.pc);
 }
 
 // One host: the core's view, and what pool.c keeps (the table as it read it).
@@ -266,6 +272,12 @@ bool no_overlap(const Table &t)
 				return false;
 		}
 	return true;
+}
+
+uint64_t read_gen(sim::Device &dev)
+{
+	Node c(dev, 59, 96);
+	return cxlt_pc_read_gen(&c.h.pc);
 }
 
 uint64_t cold_check(sim::Device &dev, uint32_t idx, uint64_t seed)
@@ -542,8 +554,8 @@ TEST(PoolCoreCoherence, HandoverThroughOpenAndClose)
 	}
 }
 
-// A crash of the host at every one of its stores, unflushed lines lost or landed
-// at random: the table always verifies, a create that returned is there, a new
+// A crash of the host before every one of its stores and fences, unflushed lines
+// lost or landed at random, dirty lines evicted early: the table always verifies, a create that returned is there, a new
 // region never shows old bytes, a destroy that returned is not undone.
 TEST(PoolCoreCrash, EveryStore)
 {
@@ -553,44 +565,60 @@ TEST(PoolCoreCrash, EveryStore)
 		format(dev);
 		Node a(dev, 1);
 		EXPECT_EQ(a.attach(), 0);
-		long s0 = a.h.stores;
+		long s0 = a.h.events;
 		uint32_t i;
 		EXPECT_EQ(a.create("keep", 2 << 20), 0);
 		EXPECT_EQ(a.create("gone", 2 << 20, &i), 0);
 		EXPECT_EQ(a.destroy(i), 0);
 		EXPECT_EQ(a.create("new", 4 << 20), 0);
-		total = a.h.stores - s0;
+		total = a.h.events - s0;
 	}
 	ASSERT_GT(total, 20);
 	for (long k = 1; k <= total + 1; k++)
 		for (uint32_t seed = 1; seed <= 3; seed++) {
-			SCOPED_TRACE("crash before store " + std::to_string(k) + ", seed " +
+			SCOPED_TRACE("crash before event " + std::to_string(k) + ", seed " +
 				     std::to_string(seed));
 			sim::Device dev(data_off + data_size);
 			format(dev);
 			Node a(dev, 1, seed);
 			ASSERT_EQ(a.attach(), 0);
-			a.h.crash_at = a.h.stores + k;
-			a.h.evict_p = 0.05;
+			a.h.crash_at = a.h.events + k;
+			a.h.evict_p = 0.3;
 			int step = 0;
+			// The table and generation before the step a crash cuts short.
+			Table before = read_table(dev);
+			uint64_t gen_before = read_gen(dev);
+			auto next = [&](int s) {
+				step = s;
+				before = read_table(dev);
+				gen_before = read_gen(dev);
+			};
 			try {
 				uint32_t i;
 				if (a.create("keep", 2 << 20))
 					throw sim::Crash{};
-				step = 1;
+				next(1);
 				if (a.create("gone", 2 << 20, &i))
 					throw sim::Crash{};
-				step = 2;
+				next(2);
 				if (a.destroy(i))
 					throw sim::Crash{};
-				step = 3;
+				next(3);
 				if (a.create("new", 4 << 20))
 					throw sim::Crash{};
-				step = 4;
+				next(4);
 			} catch (const sim::Crash &) {
 				a.h.crash();
 			}
 			Table t = read_table(dev);
+			// A table that changed moved the generation: the other hosts reload it.
+			bool changed = false;
+			for (uint32_t i = 0; i < t.ents.size(); i++)
+				changed |= t.ents[i].seq != before.ents[i].seq;
+			if (changed) {
+				EXPECT_NE(read_gen(dev), gen_before)
+					<< "the table changed, its generation did not";
+			}
 			EXPECT_EQ(t.bad, 0u);
 			EXPECT_TRUE(no_overlap(t));
 			if (step >= 1) {
@@ -710,6 +738,187 @@ TEST(PoolCorePoison, MetadataReadsCopyMc)
 	EXPECT_TRUE(e.bad);
 	dev.poisoned.insert((CXLT_POOL_HOST_OFFSET + 7 * CXLT_POOL_HOST_SIZE) / sim::line_size);
 	EXPECT_TRUE(cxlt_pc_held(&b.h.pc, 0));
+}
+
+
+// A host whose lease lapsed opens nothing, takes no ticket, evicts nobody.
+TEST(PoolCoreLease, ALapsedHostWritesNothing)
+{
+	sim::Device dev(data_off + data_size);
+	format(dev);
+	Node a(dev, 1), b(dev, 2);
+	ASSERT_EQ(a.attach(), 0);
+	ASSERT_EQ(b.attach(), 0);
+	uint32_t idx;
+	ASSERT_EQ(a.create("r", 2 << 20, &idx), 0);
+	a.sync();
+	// A's own clock says its lease lapsed (no renewal for the lease).
+	pass(dev, lease, { &b });
+	EXPECT_EQ(cxlt_pc_open(&a.h.pc, idx, a.ents[idx].uuid, a.ents[idx].offset,
+			       a.ents[idx].alloc), -ETIMEDOUT);
+	Table t = read_table(dev);
+	Node c(dev, 60);
+	EXPECT_FALSE(cxlt_pc_held(&c.h.pc, idx)) << "a lapsed host set an open bit";
+	EXPECT_EQ(cxlt_pc_lock(&a.h.pc), -ETIMEDOUT);
+	// B is not held up by a ticket of A's: it takes the lock at once.
+	uint64_t t0 = dev.now;
+	ASSERT_EQ(cxlt_pc_lock(&b.h.pc), 0);
+	EXPECT_LT(dev.now - t0, (uint64_t)grace / 2) << "B waited for a lapsed host's ticket";
+	cxlt_pc_unlock(&b.h.pc);
+	// B lapses in turn: it evicts nobody.
+	u64 hb = 0;
+	Node d(dev, 3);
+	ASSERT_EQ(d.attach(), 0);
+	dev.now += lease;
+	EXPECT_EQ(cxlt_pc_evict(&b.h.pc, 3, hb), -ETIMEDOUT);
+}
+
+// What detach and evict write is on the device for every other host at once.
+TEST(PoolCoreLease, DetachAndEvictAreSeen)
+{
+	sim::Device dev(data_off + data_size);
+	format(dev);
+	Node a(dev, 1), b(dev, 2), c(dev, 3);
+	ASSERT_EQ(a.attach(), 0);
+	ASSERT_EQ(b.attach(), 0);
+	ASSERT_EQ(c.attach(), 0);
+	uint32_t idx;
+	ASSERT_EQ(b.create("r", 2 << 20, &idx), 0);
+	ASSERT_EQ(b.open(idx), 0);
+	cxlt_pc_detach(&a.h.pc);
+	cxlt_pool_host rec;
+	ASSERT_TRUE(cxlt_pc_read_host(&c.h.pc, 1, &rec));
+	EXPECT_EQ(cxlt_pc_host_state(&rec), (u32)CXLT_POOL_HOST_DETACHED);
+	// B dies holding the region; C evicts it: every host sees the region free to go.
+	u64 hb;
+	c.h.on_relax = [&] { c.beat(); };
+	ASSERT_EQ(cxlt_pc_evict_watch(&c.h.pc, 2, &hb), 0);
+	ASSERT_EQ(cxlt_pc_lock(&c.h.pc), 0);
+	ASSERT_EQ(cxlt_pc_evict(&c.h.pc, 2, hb), 0);
+	Node d(dev, 61);
+	EXPECT_FALSE(cxlt_pc_held(&d.h.pc, idx)) << "the eviction did not reach the device";
+	cxlt_pc_unlock(&c.h.pc);
+}
+
+// Every update moves the generation past every earlier one, whoever made it.
+TEST(PoolCoreLease, GenerationMovesPastEveryUpdate)
+{
+	sim::Device dev(data_off + data_size);
+	format(dev);
+	Node a(dev, 1), b(dev, 2);
+	ASSERT_EQ(a.attach(), 0);
+	ASSERT_EQ(b.attach(), 0);
+	ASSERT_EQ(a.create("x", 4096), 0);
+	ASSERT_EQ(b.create("y", 4096), 0);
+	ASSERT_EQ(a.create("z", 4096), 0);
+	EXPECT_EQ(read_gen(dev), 6u);
+}
+
+// A notice's body is on the device before its head moves, and a reader never
+// takes a ring slot it cached before the writer came round to it again.
+TEST(PoolCoreFence, NoticeBeforeHeadNoStaleSlot)
+{
+	auto fn = [](void *arg, u32, u64 serial) {
+		static_cast<std::vector<uint64_t> *>(arg)->push_back(serial);
+	};
+	for (long k = 1; k <= 2; k++) {
+		sim::Device dev(data_off + data_size);
+		format(dev);
+		Node a(dev, 1), b(dev, 2);
+		ASSERT_EQ(a.attach(), 0);
+		ASSERT_EQ(b.attach(), 0);
+		std::vector<uint64_t> got;
+		a.h.evict_p = 1;
+		a.h.pause_fence_at = a.h.fences + k;
+		a.h.on_pause = [&] { cxlt_pc_fence_poll(&b.h.pc, false, fn, &got); };
+		ASSERT_EQ(cxlt_pc_fence_note(&a.h.pc, 0x42), 0);
+		cxlt_pc_fence_poll(&b.h.pc, false, fn, &got);
+		EXPECT_EQ(got, std::vector<uint64_t>{ 0x42 }) << "stopped before fence " << k;
+	}
+	sim::Device dev(data_off + data_size);
+	format(dev);
+	Node a(dev, 1), b(dev, 2);
+	ASSERT_EQ(a.attach(), 0);
+	ASSERT_EQ(b.attach(), 0);
+	std::vector<uint64_t> got;
+	ASSERT_EQ(cxlt_pc_fence_note(&a.h.pc, 1), 0);
+	cxlt_pc_fence_poll(&b.h.pc, false, fn, &got);
+	for (u64 n = 2; n <= CXLT_POOL_FLOG_NOTES + 1; n++)
+		ASSERT_EQ(cxlt_pc_fence_note(&a.h.pc, n), 0);
+	got.clear();
+	cxlt_pc_fence_poll(&b.h.pc, false, fn, &got);
+	ASSERT_FALSE(got.empty());
+	EXPECT_EQ(got.back(), (uint64_t)CXLT_POOL_FLOG_NOTES + 1) << "a stale ring slot hid the newest notice";
+}
+
+// A host stopped in the middle of its last close of a region, then dead: what it
+// wrote to the region lands before its open bit goes, never on the next region.
+TEST(PoolCoreCoherence, CloseWritesBackBeforeTheBitGoes)
+{
+	for (long k = 1; k <= 2; k++) {
+		SCOPED_TRACE("stopped before fence " + std::to_string(k) + " of the close");
+		sim::Device dev(data_off + data_size);
+		format(dev);
+		Node a(dev, 1, 3), b(dev, 2, 4);
+		ASSERT_EQ(a.attach(), 0);
+		ASSERT_EQ(b.attach(), 0);
+		uint32_t idx, idx2;
+		uint64_t off, off2 = 0;
+		ASSERT_EQ(a.create("r", 2 << 20, &idx, &off), 0);
+		ASSERT_EQ(a.open(idx), 0);
+		a.write_pattern(idx, 8);
+		ASSERT_EQ(b.destroy(idx), 0);	// dying: A has it open
+		a.h.evict_p = 1;
+		a.h.pause_fence_at = a.h.fences + k;
+		a.h.on_pause = [&] {
+			// B frees what no bit holds and gives it to a new region.
+			ASSERT_EQ(b.chores(), 0);
+			ASSERT_EQ(b.create("r2", 2 << 20, &idx2, &off2), 0);
+			ASSERT_EQ(b.open(idx2), 0);
+			b.write_pattern(idx2, 9);
+			b.close(idx2);
+			a.h.crash_at = a.h.events + 1;	// and A dies here
+		};
+		try {
+			a.close(idx);
+		} catch (const sim::Crash &) {
+			a.h.crash();
+		}
+		if (off2 == off) {
+			EXPECT_EQ(cold_check(dev, idx2, 9), 0u)
+				<< "A's old lines landed on B's new region";
+		}
+	}
+}
+
+// A pool of one host: a new region's zeroes are on the device before its entry.
+TEST(PoolCoreCrash, ZeroesBeforeTheEntry)
+{
+	for (long k = 1; k <= 40; k++) {
+		sim::Device dev(data_off + data_size);
+		format(dev);
+		Node a(dev, 1, static_cast<uint32_t>(k));
+		a.h.pc.shared = false;
+		a.h.evict_p = 1;
+		a.h.crash_at = a.h.events + k;
+		try {
+			ASSERT_EQ(cxlt_pc_zero(&a.h.pc, data_off, unit), 0);
+			cxlt_pool_slot s{};
+			s.state = CXLT_POOL_ENTRY_USED;
+			s.offset = data_off;
+			s.length = unit;
+			s.alloc = unit;
+			std::snprintf(s.name, sizeof(s.name), "one");
+			ASSERT_EQ(cxlt_pc_write_entry(&a.h.pc, 0, &a.ents[0], &s), 0);
+		} catch (const sim::Crash &) {
+			a.h.crash();
+		}
+		Table t = read_table(dev);
+		if (t.ents[0].state != CXLT_POOL_ENTRY_USED)
+			continue;
+		for (uint64_t o = 0; o < unit; o += sim::line_size)
+			ASSERT_NE(dev.mem[data_off + o], 0xab) << "crash before event " << k;
+	}
 }
 
 // Last: the slowest (mutate.sh stops at the first failure).

@@ -94,7 +94,7 @@ void Host::maybe_evict()
 
 void Host::write(uint64_t off, const void *buf, uint32_t len)
 {
-	if (++stores == crash_at)
+	if (++events == crash_at)
 		throw Crash{};
 	auto *in = static_cast<const uint8_t *>(buf);
 	for (uint32_t i = 0; i < len;) {
@@ -110,7 +110,7 @@ void Host::write(uint64_t off, const void *buf, uint32_t len)
 void Host::zero(uint64_t off, uint64_t len)
 {
 	// One store (the core's chunk), line by line.
-	if (++stores == crash_at)
+	if (++events == crash_at)
 		throw Crash{};
 	for (uint64_t ln = off / line_size; ln <= (off + len - 1) / line_size; ln++) {
 		fill(ln).fill(0);
@@ -155,6 +155,11 @@ void Host::inval(uint64_t off, uint64_t len)
 
 void Host::fence()
 {
+	if (++fences == pause_fence_at && on_pause)
+		on_pause();
+	// A crash here: what was written back is not known to have landed.
+	if (++events == crash_at)
+		throw Crash{};
 	for (auto &[ln, l] : pending)
 		land(ln, l);
 	pending.clear();
