@@ -760,6 +760,7 @@ TEST(PoolCoreLease, ALapsedHostWritesNothing)
 	Node c(dev, 60);
 	EXPECT_FALSE(cxlt_pc_held(&c.h.pc, idx)) << "a lapsed host set an open bit";
 	EXPECT_EQ(cxlt_pc_lock(&a.h.pc), -ETIMEDOUT);
+	EXPECT_EQ(cxlt_pc_fence_note(&a.h.pc, 7), -ETIMEDOUT);
 	// B is not held up by a ticket of A's: it takes the lock at once.
 	uint64_t t0 = dev.now;
 	ASSERT_EQ(cxlt_pc_lock(&b.h.pc), 0);
@@ -821,15 +822,15 @@ TEST(PoolCoreFence, NoticeBeforeHeadNoStaleSlot)
 	auto fn = [](void *arg, u32, u64 serial) {
 		static_cast<std::vector<uint64_t> *>(arg)->push_back(serial);
 	};
-	for (long k = 1; k <= 2; k++) {
+	for (long k = 1; k <= 100; k++) {
 		sim::Device dev(data_off + data_size);
 		format(dev);
-		Node a(dev, 1), b(dev, 2);
+		Node a(dev, 1, static_cast<uint32_t>(k)), b(dev, 2);
 		ASSERT_EQ(a.attach(), 0);
 		ASSERT_EQ(b.attach(), 0);
 		std::vector<uint64_t> got;
-		a.h.evict_p = 1;
-		a.h.pause_fence_at = a.h.fences + k;
+		a.h.evict_p = 0.5;
+		a.h.pause_fence_at = a.h.fences + 1 + k % 2;
 		a.h.on_pause = [&] { cxlt_pc_fence_poll(&b.h.pc, false, fn, &got); };
 		ASSERT_EQ(cxlt_pc_fence_note(&a.h.pc, 0x42), 0);
 		cxlt_pc_fence_poll(&b.h.pc, false, fn, &got);

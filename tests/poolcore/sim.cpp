@@ -84,12 +84,25 @@ int Host::read(uint64_t off, void *buf, uint32_t len)
 
 void Host::maybe_evict()
 {
-	if (evict_p <= 0 || dirty.empty() || std::uniform_real_distribution<>(0, 1)(rng) >= evict_p)
+	if (evict_p <= 0 || std::uniform_real_distribution<>(0, 1)(rng) >= evict_p)
 		return;
-	auto it = dirty.begin();
-	std::advance(it, rng() % dirty.size());
-	land(*it, cache[*it]);
-	dirty.erase(it);
+	// A dirty line evicted, or a line written back but not fenced landing early:
+	// either may reach the device before lines stored or written back earlier.
+	size_t n = dirty.size() + pending.size();
+	if (!n)
+		return;
+	size_t k = rng() % n;
+	if (k < dirty.size()) {
+		auto it = dirty.begin();
+		std::advance(it, k);
+		land(*it, cache[*it]);
+		dirty.erase(it);
+	} else {
+		auto it = pending.begin();
+		std::advance(it, k - dirty.size());
+		land(it->first, it->second);
+		pending.erase(it);
+	}
 }
 
 void Host::write(uint64_t off, const void *buf, uint32_t len)

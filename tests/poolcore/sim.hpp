@@ -55,7 +55,8 @@ public:
 	std::function<void()> on_pause;		// runs other hosts while this one is stopped
 	std::function<void()> on_relax;		// runs at each relax (after time moved)
 	uint64_t clock_lag = 0;			// time this host did not see pass (VM stopped)
-	double evict_p = 0;			// chance that a store evicts a random dirty line
+	double evict_p = 0;			// chance that a store lands a random dirty or
+						// written-back line early
 
 	// A process's loads and stores through a mapping of the region memory.
 	void store(uint64_t off, const void *buf, size_t len);
