@@ -223,6 +223,17 @@ struct Node {
 	}
 };
 
+// A formatted pool with hosts 1 and 2 attached.
+struct TwoHosts {
+	TwoHosts() : dev(data_off + data_size), a((format(dev), dev), 1), b(dev, 2)
+	{
+		EXPECT_EQ(a.attach(), 0);
+		EXPECT_EQ(b.attach(), 0);
+	}
+	sim::Device dev;
+	Node a, b;
+};
+
 // Let real time pass in lease / 10 steps, every running host beating.
 void pass(sim::Device &dev, uint64_t ms, std::initializer_list<Node *> running)
 {
@@ -385,11 +396,9 @@ void paused_holder(bool frozen_clock)
 // A lock holder that lapsed never moves the generation back.
 TEST(PoolCoreLease, GenerationNeverGoesBack)
 {
-	sim::Device dev(data_off + data_size);
-	format(dev);
-	Node a(dev, 1), b(dev, 2);
-	ASSERT_EQ(a.attach(), 0);
-	ASSERT_EQ(b.attach(), 0);
+	TwoHosts p;
+	sim::Device &dev = p.dev;
+	Node &a = p.a, &b = p.b;
 	ASSERT_EQ(cxlt_pc_lock(&a.h.pc), 0);
 	ASSERT_EQ(cxlt_pc_update_begin(&a.h.pc), 0);
 	// A stops with its clock; B takes over and updates twice.
@@ -410,11 +419,9 @@ TEST(PoolCoreLease, GenerationNeverGoesBack)
 // again, or an operator evicts it.
 TEST(PoolCoreHold, ExpiredHostsOpenRegionIsNotFreed)
 {
-	sim::Device dev(data_off + data_size);
-	format(dev);
-	Node a(dev, 1), b(dev, 2);
-	ASSERT_EQ(a.attach(), 0);
-	ASSERT_EQ(b.attach(), 0);
+	TwoHosts p;
+	sim::Device &dev = p.dev;
+	Node &a = p.a, &b = p.b;
 	uint32_t idx;
 	uint64_t off;
 	ASSERT_EQ(a.create("r", 2 << 20, &idx, &off), 0);
@@ -449,11 +456,9 @@ TEST(PoolCoreHold, ExpiredHostsOpenRegionIsNotFreed)
 // An operator's eviction releases a dead host's regions; a live host is not evicted.
 TEST(PoolCoreHold, EvictOnlyAHostThatStoodStill)
 {
-	sim::Device dev(data_off + data_size);
-	format(dev);
-	Node a(dev, 1), b(dev, 2);
-	ASSERT_EQ(a.attach(), 0);
-	ASSERT_EQ(b.attach(), 0);
+	TwoHosts p;
+	sim::Device &dev = p.dev;
+	Node &a = p.a, &b = p.b;
 	uint32_t idx;
 	ASSERT_EQ(a.create("r", 2 << 20, &idx), 0);
 	ASSERT_EQ(a.open(idx), 0);
@@ -477,11 +482,9 @@ TEST(PoolCoreHold, EvictOnlyAHostThatStoodStill)
 TEST(PoolCoreHold, OpenAndDestroySeeEachOther)
 {
 	for (long k = 1; k < 200; k++) {
-		sim::Device dev(data_off + data_size);
-		format(dev);
-		Node a(dev, 1), b(dev, 2);
-		ASSERT_EQ(a.attach(), 0);
-		ASSERT_EQ(b.attach(), 0);
+		TwoHosts p;
+		sim::Device &dev = p.dev;
+		Node &a = p.a, &b = p.b;
 		uint32_t idx;
 		ASSERT_EQ(a.create("r", 2 << 20, &idx), 0);
 		b.sync();
@@ -507,11 +510,9 @@ TEST(PoolCoreHold, OpenAndDestroySeeEachOther)
 // B's dirty lines of a region it closed never land on the next one.
 TEST(PoolCoreCoherence, HandoverThroughOpenAndClose)
 {
-	sim::Device dev(data_off + data_size);
-	format(dev);
-	Node a(dev, 1), b(dev, 2);
-	ASSERT_EQ(a.attach(), 0);
-	ASSERT_EQ(b.attach(), 0);
+	TwoHosts p;
+	sim::Device &dev = p.dev;
+	Node &a = p.a, &b = p.b;
 	uint32_t r0, r1, r2;
 	uint64_t o0, o1, o2;
 	// B writes R0 and reads it (its lines cached), closes, destroys it.
@@ -688,11 +689,9 @@ TEST(PoolCoreLease, FormatSeesLiveHosts)
 // the ones still in force, not those of a writer that attached again since.
 TEST(PoolCoreFence, LogToEachReadersCursor)
 {
-	sim::Device dev(data_off + data_size);
-	format(dev);
-	Node a(dev, 1), b(dev, 2);
-	ASSERT_EQ(a.attach(), 0);
-	ASSERT_EQ(b.attach(), 0);
+	TwoHosts p;
+	sim::Device &dev = p.dev;
+	Node &a = p.a, &b = p.b;
 	std::vector<uint64_t> got;
 	auto fn = [](void *arg, u32, u64 serial) {
 		static_cast<std::vector<uint64_t> *>(arg)->push_back(serial);
@@ -722,11 +721,9 @@ TEST(PoolCoreFence, LogToEachReadersCursor)
 // host record as holding everything.
 TEST(PoolCorePoison, MetadataReadsCopyMc)
 {
-	sim::Device dev(data_off + data_size);
-	format(dev);
-	Node a(dev, 1), b(dev, 2);
-	ASSERT_EQ(a.attach(), 0);
-	ASSERT_EQ(b.attach(), 0);
+	TwoHosts p;
+	sim::Device &dev = p.dev;
+	Node &a = p.a, &b = p.b;
 	uint32_t idx;
 	ASSERT_EQ(a.create("r", 2 << 20, &idx), 0);
 	cxlt_pool_ent e;
@@ -744,11 +741,9 @@ TEST(PoolCorePoison, MetadataReadsCopyMc)
 // A host whose lease lapsed opens nothing, takes no ticket, evicts nobody.
 TEST(PoolCoreLease, ALapsedHostWritesNothing)
 {
-	sim::Device dev(data_off + data_size);
-	format(dev);
-	Node a(dev, 1), b(dev, 2);
-	ASSERT_EQ(a.attach(), 0);
-	ASSERT_EQ(b.attach(), 0);
+	TwoHosts p;
+	sim::Device &dev = p.dev;
+	Node &a = p.a, &b = p.b;
 	uint32_t idx;
 	ASSERT_EQ(a.create("r", 2 << 20, &idx), 0);
 	a.sync();
@@ -804,11 +799,9 @@ TEST(PoolCoreLease, DetachAndEvictAreSeen)
 // Every update moves the generation past every earlier one, whoever made it.
 TEST(PoolCoreLease, GenerationMovesPastEveryUpdate)
 {
-	sim::Device dev(data_off + data_size);
-	format(dev);
-	Node a(dev, 1), b(dev, 2);
-	ASSERT_EQ(a.attach(), 0);
-	ASSERT_EQ(b.attach(), 0);
+	TwoHosts p;
+	sim::Device &dev = p.dev;
+	Node &a = p.a, &b = p.b;
 	ASSERT_EQ(a.create("x", 4096), 0);
 	ASSERT_EQ(b.create("y", 4096), 0);
 	ASSERT_EQ(a.create("z", 4096), 0);
@@ -836,11 +829,8 @@ TEST(PoolCoreFence, NoticeBeforeHeadNoStaleSlot)
 		cxlt_pc_fence_poll(&b.h.pc, false, fn, &got);
 		EXPECT_EQ(got, std::vector<uint64_t>{ 0x42 }) << "stopped before fence " << k;
 	}
-	sim::Device dev(data_off + data_size);
-	format(dev);
-	Node a(dev, 1), b(dev, 2);
-	ASSERT_EQ(a.attach(), 0);
-	ASSERT_EQ(b.attach(), 0);
+	TwoHosts p;
+	Node &a = p.a, &b = p.b;
 	std::vector<uint64_t> got;
 	ASSERT_EQ(cxlt_pc_fence_note(&a.h.pc, 1), 0);
 	cxlt_pc_fence_poll(&b.h.pc, false, fn, &got);
