@@ -26,6 +26,11 @@
 #   make pool-kill-test  the shared pool's kill loop: TRIALS=N (default 20) kills of one
 #                     host's QEMU while two hosts create and destroy regions on a
 #                     pool they share (tests/pool/kill_test.sh)
+#   make pool-pause-test  the shared pool's pause loop: TRIALS=N (default 10) stops of
+#                     one host's QEMU for longer than the lease (tests/pool/pause_test.sh)
+#   make poolcore-mutate  removes each write-back, fence, invalidate and lease check of
+#                     the pool core (kmod/poolcore/) in turn; the host tests over the
+#                     simulated device must fail each time (tests/poolcore/mutate.sh)
 #
 # KDIR selects the kernel build tree; it defaults to the Debian 6.12 headers that
 # scripts/setup unpacks into .cache/ (the guest kernel).  On a real CXL host use
@@ -43,7 +48,7 @@ KMAKE  = $(MAKE) $(KJOBS) -C $(KDIR) M=$(ROOT) W=1
 
 .PHONY: all module userspace selftests sparse checkpatch check demo bench-sim bench setup \
 	guest clean debug-kernel debug-module debug-guest check-debug guest-tools crash-test pool-kill-test \
-	pool-pause-test bench-ckpt
+	pool-pause-test poolcore-mutate bench-ckpt
 
 all: module userspace selftests
 
@@ -117,6 +122,10 @@ pool-kill-test: all guest
 PAUSE_TRIALS ?= 10
 pool-pause-test: all guest
 	@CXLT_BUILD=$(BUILD) tests/pool/pause_test.sh --trials $(if $(filter command line environment%,$(origin TRIALS)),$(TRIALS),$(PAUSE_TRIALS))
+
+# Every cache maintenance and lease check of the pool core has a test that fails without it.
+poolcore-mutate: userspace
+	@tests/poolcore/mutate.sh $(BUILD)
 
 # The crash loop needs only the module, the tools and the worker in the image.
 TRIALS ?= 30

@@ -859,7 +859,10 @@ TEST(PoolCoreCoherence, CloseWritesBackBeforeTheBitGoes)
 		ASSERT_EQ(a.open(idx), 0);
 		a.write_pattern(idx, 8);
 		ASSERT_EQ(b.destroy(idx), 0);	// dying: A has it open
+		// The open bit's line lands as soon as it is stored, the region's lines
+		// only when fenced: the order a missing fence would allow.
 		a.h.evict_p = 1;
+		a.h.evict_written_back = false;
 		a.h.pause_fence_at = a.h.fences + k;
 		a.h.on_pause = [&] {
 			// B frees what no bit holds and gives it to a new region.

@@ -88,7 +88,7 @@ void Host::maybe_evict()
 		return;
 	// A dirty line evicted, or a line written back but not fenced landing early:
 	// either may reach the device before lines stored or written back earlier.
-	size_t n = dirty.size() + pending.size();
+	size_t n = dirty.size() + (evict_written_back ? pending.size() : 0);
 	if (!n)
 		return;
 	size_t k = rng() % n;

@@ -57,6 +57,7 @@ public:
 	uint64_t clock_lag = 0;			// time this host did not see pass (VM stopped)
 	double evict_p = 0;			// chance that a store lands a random dirty or
 						// written-back line early
+	bool evict_written_back = true;		// false: dirty lines only
 
 	// A process's loads and stores through a mapping of the region memory.
 	void store(uint64_t off, const void *buf, size_t len);
