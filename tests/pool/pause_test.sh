@@ -6,13 +6,13 @@
 # fresh CXL device (topology shared) with a short lease (pool_lease_ms).  Both create
 # regions with a pattern of their name, check it and destroy two of three, in a loop;
 # A also runs holders that keep a region mapped, read and rewrite it
-# (pause_guest.sh, selftests/pool/pause_worker.c).  0.5 to 3.5 s into A's work (even
-# trials: then as A has just begun a create) the host stops A's QEMU (SIGSTOP: the
-# guest's clocks jump by the pause when it goes on;
-# QMP "stop" would stop them with it, and A would not know it was away) for a random
-# time between lease + grace + 1 s and 3 leases (grace: the pool's, written by A to
-# the shared folder), while B goes on creating and destroying; then continues it
-# (SIGCONT).  Once A's record is live again on both, each host checks: pool check
+# (pause_guest.sh, selftests/pool/pause_worker.c).  0.5 to 3.5 s into A's work the
+# host stops A's QEMU: odd trials with SIGSTOP (the guest's clocks jump by the pause
+# when it goes on: A's own clock tells it its lease lapsed), even trials as A has just
+# begun a create and with QMP "stop" (the guest's clocks stop with it: only B's verdict
+# on the device tells A), for a random time between lease + grace + 1 s and 3 leases
+# (grace: the pool's, written by A to the shared folder), while B goes on creating and
+# destroying; then continues it (SIGCONT, QMP "cont").  Once A's record is live again on both, each host checks: pool check
 # clean, every region either logged as created there with its pattern, none logged
 # as destroyed back, no space leaked; and A's holders saw their pattern or SIGBUS,
 # never other data, SIGBUS if and only if A's kernel logged "lease lapsed".
@@ -75,7 +75,7 @@ for ((t = 1; t <= trials; t++)); do
 	t0=$SECONDS
 	# About 1-2 min a trial: 900 s is a 10x margin.
 	"$RUN" --topology shared --timeout 900 --share "$share" --pidfile "$work/a.pid" \
-		--modparams "pool_lease_ms=$lease" --env CXLT_HOST=0 -- sh ./pause_guest.sh A "$t" \
+		--qmp "$work/a.qmp" --modparams "pool_lease_ms=$lease" --env CXLT_HOST=0 -- sh ./pause_guest.sh A "$t" \
 		>"$work/A.log" 2>&1 </dev/null &
 	apid=$!
 	"$RUN" --topology shared --timeout 900 --share "$share" --pidfile "$work/b.pid" \
@@ -107,14 +107,26 @@ for ((t = 1; t <= trials; t++)); do
 		fi
 		if q=$(qemu_of "$work/a.pid"); then
 			s0=$(ms)
-			kill -STOP "$q"
+			if [ $((t % 2)) -eq 0 ]; then
+				how_stop="QMP stop"
+				"$ROOT/qemu/qmp" --socket "$work/a.qmp" stop >/dev/null ||
+					echo "# trial $t: QMP stop failed"
+			else
+				how_stop=SIGSTOP
+				kill -STOP "$q"
+			fi
 			touch "$share/a.stopped"
 			at=$(tail -n1 "$share/a.log" 2>/dev/null)
 			nap "$((want / 1000)).$(printf '%03d' $((want % 1000)))"
-			kill -CONT "$q"
+			if [ $((t % 2)) -eq 0 ]; then
+				"$ROOT/qemu/qmp" --socket "$work/a.qmp" cont >/dev/null ||
+					echo "# trial $t: QMP cont failed"
+			else
+				kill -CONT "$q"
+			fi
 			pause=$(($(ms) - s0))
 			touch "$share/a.resumed"
-			how="A stopped $(secs $delay) s into its work$([ $((t % 2)) -eq 0 ] && echo ", as it began a create"), ${at:+at \"$at\", }for $(secs $pause) s (asked $(secs $want) s; lease $glease + grace $grace ms)"
+			how="A stopped ($how_stop) $(secs $delay) s into its work$([ $((t % 2)) -eq 0 ] && echo ", as it began a create"), ${at:+at \"$at\", }for $(secs $pause) s (asked $(secs $want) s; lease $glease + grace $grace ms)"
 			pauses+=("$pause")
 		else
 			how="A's QEMU was gone before the pause"
