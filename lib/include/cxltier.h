@@ -1005,10 +1005,11 @@ const unsigned int *cxltier_pool_entry_get_hosts(const struct cxltier_pool_entry
 /*
  * Check @pool's structures on the device (needs root; pools/<region>/check):
  * both superblocks and every table entry, and in a shared pool the host records
- * (mappings of entries not in use, expired hosts still holding regions, a table
- * update left half done).  Nothing is changed unless @repair is nonzero: then
- * the module first mends what it can without losing a region (clears expired
- * hosts' records, frees dying entries nobody has open, closes a half-done update),
+ * (open bits of entries not in use, a table update left half done).  Nothing is
+ * changed unless @repair is nonzero: then the module first mends what it can
+ * without losing a region (frees dying entries no attached host has open, closes
+ * a half-done update; an expired host's regions stay held until it attaches again
+ * or is evicted),
  * and what is left is reported.  Returns the number of problems found (left, with
  * @repair), 0 for none; with @report not NULL, *@report gets the module's text
  * ("problem: <text>" lines, then "<N> problems"), to be released with free().
