@@ -809,10 +809,6 @@ static int cxlt_pool_create_entry(struct cxlt_pool *pool, struct cxlt_region *r,
 			 alloc, pool->name);
 		return -ENOSPC;
 	}
-	rc = cxlt_pc_zero(&pool->pc, off, alloc);
-	if (rc)
-		return rc;
-
 	s.state = cpu_to_le32(CXLT_POOL_ENTRY_USED);
 	s.offset = cpu_to_le64(off);
 	s.length = cpu_to_le64(r->size);
@@ -825,10 +821,12 @@ static int cxlt_pool_create_entry(struct cxlt_pool *pool, struct cxlt_region *r,
 	strscpy(s.name, r->name, sizeof(s.name));
 	if (pool->shared) {
 		s.host = cpu_to_le32(pool->pc.id);
-		rc = cxlt_shared_update(pool, i, &s);
+		rc = cxlt_shared_create(pool, i, &s);
 		r->id = cxlt_shared_region_id(pool, i);
 	} else {
-		rc = cxlt_pool_write_entry(pool, i, &s);
+		rc = cxlt_pc_zero(&pool->pc, off, alloc);
+		if (!rc)
+			rc = cxlt_pool_write_entry(pool, i, &s);
 	}
 	if (rc)
 		return rc;

@@ -153,6 +153,7 @@ void cxlt_shared_stop(struct cxlt_pool *pool);
 int cxlt_shared_lock(struct cxlt_pool *pool);
 void cxlt_shared_unlock(struct cxlt_pool *pool);
 int cxlt_shared_update(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_slot *s);
+int cxlt_shared_create(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_slot *s);
 void cxlt_shared_format(struct cxlt_pool *pool, struct cxlt_pool_sb *sb);
 int cxlt_shared_format_check(struct cxlt_pool *pool);
 int cxlt_shared_sync(struct cxlt_pool *pool, bool force);

@@ -229,6 +229,59 @@ int cxlt_shared_update(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_slot *s
 	return cxlt_sh_lapsed(pool, rc);
 }
 
+/* Set or clear this host's hold on entry @idx for a create (cxlt_pc_reserve()). */
+static int cxlt_shared_reserve(struct cxlt_pool *pool, u32 idx, bool on)
+{
+	int rc;
+
+	guard(mutex)(&pool->open_lock);
+	if (!cxlt_sh_io_begin(pool))
+		return -ENODEV;
+	rc = cxlt_pc_reserve(&pool->pc, idx, on);
+	cxlt_sh_io_end(pool);
+	return rc;
+}
+
+/**
+ * cxlt_shared_create() - give a new region entry @idx and its space, zeroed
+ * @pool: the pool, under its @lock and the bakery lock
+ * @idx: a free entry
+ * @s: its slot, USED, with its space
+ *
+ * The entry first says DYING under this host's open bit (the space held, no region
+ * listed anywhere), then the space is zeroed, then the entry says USED: a zeroing
+ * store that lands late, after a pause, lands on space still held for this create
+ * (see cxlt_pc_reserve()).
+ *
+ * Return: 0; -ETIMEDOUT this host's lease lapsed (the entry stays DYING, held
+ * until this host attaches again; then it is freed); -ENODEV; -EIO.
+ */
+int cxlt_shared_create(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_slot *s)
+{
+	u32 state = le32_to_cpu(s->state);
+	int rc;
+
+	rc = cxlt_shared_reserve(pool, idx, true);
+	if (rc)
+		return cxlt_sh_lapsed(pool, rc);
+	s->state = cpu_to_le32(CXLT_POOL_ENTRY_DYING);
+	rc = cxlt_shared_update(pool, idx, s);
+	if (!rc) {
+		if (cxlt_sh_io_begin(pool)) {
+			rc = cxlt_pc_zero(&pool->pc, le64_to_cpu(s->offset),
+					  le64_to_cpu(s->alloc));
+			cxlt_sh_io_end(pool);
+		} else {
+			rc = -ENODEV;
+		}
+	}
+	s->state = cpu_to_le32(state);
+	if (!rc)
+		rc = cxlt_shared_update(pool, idx, s);
+	cxlt_shared_reserve(pool, idx, false);
+	return cxlt_sh_lapsed(pool, rc);
+}
+
 /* --- the table, as the other hosts change it ---------------------------------------- */
 
 /* The region this host lists for entry @idx, not destroyed; under @pool->lock. */

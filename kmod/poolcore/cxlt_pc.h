@@ -205,6 +205,7 @@ int cxlt_pc_others_live(struct cxlt_pc *pc, u32 *who);
 /* hold.c: open bits, what they hold, region cache maintenance, the fence log */
 int cxlt_pc_open(struct cxlt_pc *pc, u32 idx, const u8 *uuid, u64 off, u64 len);
 void cxlt_pc_close(struct cxlt_pc *pc, u32 idx, u64 off, u64 len);
+int cxlt_pc_reserve(struct cxlt_pc *pc, u32 idx, bool on);
 bool cxlt_pc_held(struct cxlt_pc *pc, u32 idx);
 int cxlt_pc_fence_note(struct cxlt_pc *pc, u64 serial);
 typedef void (*cxlt_pc_fence_fn)(void *arg, u32 peer, u64 serial);

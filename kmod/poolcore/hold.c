@@ -64,6 +64,33 @@ int cxlt_pc_open(struct cxlt_pc *pc, u32 idx, const u8 *uuid, u64 off, u64 len)
 }
 
 /**
+ * cxlt_pc_reserve() - hold entry @idx's space while this host creates a region there
+ * @pc: the view, the lock held
+ * @idx: the entry, free
+ * @on: before the entry says DYING (space held, no region), or after it says USED
+ *
+ * A create writes its entry DYING under this host's open bit, zeroes the space,
+ * then writes it USED.  A zeroing store that lands late (its host paused between
+ * the check and the store) lands on space this bit still holds: an expired host's
+ * bits hold until it attaches again, which waits for the create to end.
+ *
+ * Return: 0; -ETIMEDOUT the lease lapsed (setting only).
+ */
+int cxlt_pc_reserve(struct cxlt_pc *pc, u32 idx, bool on)
+{
+	if (on && !cxlt_pc_may_write(pc))
+		return -ETIMEDOUT;
+	if (!on && READ_ONCE(pc->dead))
+		return 0;	/* held until the next incarnation */
+	if (on)
+		pc->open_words[idx / 64] |= BIT_ULL(idx % 64);
+	else
+		pc->open_words[idx / 64] &= ~BIT_ULL(idx % 64);
+	cxlt_pc_write_open(pc, idx / 64);
+	return 0;
+}
+
+/**
  * cxlt_pc_close() - the last close on this host of entry @idx's region
  * @pc: the view
  * @idx: the entry

@@ -108,7 +108,8 @@ struct Node {
 			rc = cxlt_pc_update_end(&h.pc);
 		return rc;
 	}
-	// pool.c's create: lock, read the table, an entry and space, zero, the entry.
+	// pool.c's create: lock, read the table, an entry and space; the entry DYING under
+	// this host's open bit, the space zeroed, the entry USED (cxlt_shared_create()).
 	int create(const std::string &name, uint64_t len, uint32_t *idx_out = nullptr,
 		   uint64_t *off_out = nullptr)
 	{
@@ -133,20 +134,26 @@ struct Node {
 			cxlt_pc_unlock(&h.pc);
 			return -ENOSPC;
 		}
-		rc = cxlt_pc_zero(&h.pc, off, alloc);
+		cxlt_pool_slot s{};
+		s.state = CXLT_POOL_ENTRY_DYING;
+		s.offset = off;
+		s.length = len;
+		s.alloc = alloc;
+		s.mode = 0600;
+		s.host = h.pc.id;
+		for (auto &b : s.uuid)
+			b = static_cast<u8>(h.rng());
+		std::snprintf(s.name, sizeof(s.name), "%s", name.c_str());
+		rc = cxlt_pc_reserve(&h.pc, idx, true);
+		if (!rc)
+			rc = update(idx, s);
+		if (!rc)
+			rc = cxlt_pc_zero(&h.pc, off, alloc);
 		if (!rc) {
-			cxlt_pool_slot s{};
 			s.state = CXLT_POOL_ENTRY_USED;
-			s.offset = off;
-			s.length = len;
-			s.alloc = alloc;
-			s.mode = 0600;
-			s.host = h.pc.id;
-			for (auto &b : s.uuid)
-				b = static_cast<u8>(h.rng());
-			std::snprintf(s.name, sizeof(s.name), "%s", name.c_str());
 			rc = update(idx, s);
 		}
+		cxlt_pc_reserve(&h.pc, idx, false);
 		cxlt_pc_unlock(&h.pc);
 		if (!rc && idx_out)
 			*idx_out = idx;
@@ -805,7 +812,8 @@ TEST(PoolCoreLease, GenerationMovesPastEveryUpdate)
 	ASSERT_EQ(a.create("x", 4096), 0);
 	ASSERT_EQ(b.create("y", 4096), 0);
 	ASSERT_EQ(a.create("z", 4096), 0);
-	EXPECT_EQ(read_gen(dev), 6u);
+	// Two updates a create (DYING, then USED), two steps each.
+	EXPECT_EQ(read_gen(dev), 12u);
 }
 
 // A notice's body is on the device before its head moves, and a reader never
@@ -912,6 +920,52 @@ TEST(PoolCoreCrash, ZeroesBeforeTheEntry)
 			continue;
 		for (uint64_t o = 0; o < unit; o += sim::line_size)
 			ASSERT_NE(dev.mem[data_off + o], 0xab) << "crash before event " << k;
+	}
+}
+
+
+// The lease's one window, a pause between a check and its store, made harmless
+// where it is longest: A stopped inside a zeroing chunk (after its check) for 3x
+// (lease + grace) while B goes on; the late zeroes land on space A's create still
+// holds, never on B's region (the rig's pause loop found that window: 16,384 words
+// of B's region zeroed).
+TEST(PoolCoreLease, PausedInsideZeroingHitsOnlyItsOwnSpace)
+{
+	for (long k = 1; k <= 8; k++) {
+		SCOPED_TRACE("stopped in zeroing chunk " + std::to_string(k));
+		TwoHosts p;
+		sim::Device &dev = p.dev;
+		Node &a = p.a, &b = p.b;
+		b.h.on_relax = [&] { b.beat(); };
+		int b_rc = -1;
+		uint32_t b_idx = 0;
+		a.h.pause_zero_at = a.h.zeros + k;
+		a.h.on_pause = [&] {
+			pass(dev, 3 * (lease + grace), { &b });
+			b_rc = b.create("rb", 2 << 20, &b_idx);
+			if (b_rc)
+				return;
+			ASSERT_EQ(b.open(b_idx), 0);
+			b.write_pattern(b_idx, 77);
+			b.close(b_idx);
+		};
+		int a_rc = a.create("ra", 2 << 20);
+		ASSERT_EQ(b_rc, 0);
+		EXPECT_EQ(a_rc, -ETIMEDOUT);
+		Table t = read_table(dev);
+		EXPECT_TRUE(no_overlap(t));
+		auto rb = find(t, "rb");
+		ASSERT_TRUE(rb.has_value());
+		EXPECT_EQ(cold_check(dev, *rb, 77), 0u) << "A's late zeroes landed on B's region";
+		EXPECT_FALSE(find(t, "ra").has_value());
+		// A attaches again: what its create held is freed.
+		a.h.on_pause = nullptr;
+		a.h.on_relax = [&] { b.beat(); };
+		ASSERT_EQ(a.attach(true), 0);
+		ASSERT_EQ(b.chores(), 0);
+		t = read_table(dev);
+		for (auto &e : t.ents)
+			EXPECT_NE(e.state, CXLT_POOL_ENTRY_DYING);
 	}
 }
 

@@ -122,7 +122,10 @@ void Host::write(uint64_t off, const void *buf, uint32_t len)
 
 void Host::zero(uint64_t off, uint64_t len)
 {
-	// One store (the core's chunk), line by line.
+	// One store (the core's chunk), line by line; a pause in it comes after its
+	// lease check: the one window the lease cannot cover.
+	if (++zeros == pause_zero_at && on_pause)
+		on_pause();
 	if (++events == crash_at)
 		throw Crash{};
 	for (uint64_t ln = off / line_size; ln <= (off + len - 1) / line_size; ln++) {

@@ -52,6 +52,7 @@ public:
 	long events = 0, crash_at = -1;		// crash before event (store or fence) number crash_at
 	long reads = 0, pause_at = -1;		// call on_pause before read number pause_at
 	long fences = 0, pause_fence_at = -1;	// ... or before fence number pause_fence_at
+	long zeros = 0, pause_zero_at = -1;	// ... or inside zeroing chunk pause_zero_at
 	std::function<void()> on_pause;		// runs other hosts while this one is stopped
 	std::function<void()> on_relax;		// runs at each relax (after time moved)
 	uint64_t clock_lag = 0;			// time this host did not see pass (VM stopped)
