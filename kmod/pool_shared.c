@@ -946,21 +946,19 @@ static int cxlt_check_text(struct cxlt_pool *pool, char *buf, size_t size)
 {
 	u32 i, j, n = pool->pc.entries, nr = 0, problems = 0;
 	enum cxlt_pc_liveness seen;
-	struct cxlt_pool_sb sbs[2];
 	struct cxlt_pool_host rec;
 	struct cxlt_pool_slot s, s2;
 	struct cxlt_pool_ent ent;
 	int len = 0;
 
 	struct cxlt_check_ext *ext __free(kvfree) = kvcalloc(n, sizeof(*ext), GFP_KERNEL);
-	if (!ext)
+	/* Off the stack: KASAN's redzones would take the frame past 2 KiB. */
+	struct cxlt_pool_sb *sb __free(kfree) = kmalloc(sizeof(*sb), GFP_KERNEL);
+	if (!ext || !sb)
 		return -ENOMEM;
 	pool->pc.ops->inval(pool, 0, CXLT_POOL_TABLE_OFFSET + (u64)n * CXLT_POOL_ENTRY_SIZE);
 	for (i = 0; i < 2; i++) {
-		const struct cxlt_pool_sb *sb = &sbs[i];
-
-		if (pool->pc.ops->read(pool, i ? CXLT_POOL_SB_B : CXLT_POOL_SB_A, &sbs[i],
-				       sizeof(sbs[i])))
+		if (pool->pc.ops->read(pool, i ? CXLT_POOL_SB_B : CXLT_POOL_SB_A, sb, sizeof(*sb)))
 			cxlt_problem("superblock %c is on poisoned media", 'A' + i);
 		else if (!cxlt_pc_sb_ok(sb))
 			cxlt_problem("superblock %c fails its checksum", 'A' + i);
