@@ -240,6 +240,19 @@ static int cxlt_pool_relax(void *ctx)
 	return cxlt_pool_mem(pool) ? 0 : -ENODEV;
 }
 
+static int cxlt_pool_yield(void *ctx)
+{
+	struct cxlt_pool *pool = ctx;
+
+	/* A fence or a lost pool waits for the gate: not for the whole of a long zeroing. */
+	up_read(&pool->gate);
+	cond_resched();
+	down_read(&pool->gate);
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	return cxlt_pool_mem(pool) ? 0 : -ENODEV;
+}
+
 static void cxlt_pool_peer_lock(void *ctx)
 {
 	spin_lock(&((struct cxlt_pool *)ctx)->peer_lock);
@@ -259,6 +272,7 @@ static const struct cxlt_pc_ops cxlt_pool_pc_ops = {
 	.fence = cxlt_pool_fence,
 	.now_ms = cxlt_pool_now_ms,
 	.relax = cxlt_pool_relax,
+	.yield = cxlt_pool_yield,
 	.lock = cxlt_pool_peer_lock,
 	.unlock = cxlt_pool_peer_unlock,
 };
@@ -824,7 +838,9 @@ static int cxlt_pool_create_entry(struct cxlt_pool *pool, struct cxlt_region *r,
 		rc = cxlt_shared_create(pool, i, &s);
 		r->id = cxlt_shared_region_id(pool, i);
 	} else {
-		rc = cxlt_pc_zero(&pool->pc, off, alloc);
+		/* Under the gate, as every core call: ops->yield() drops it between chunks. */
+		scoped_guard(rwsem_read, &pool->gate)
+			rc = cxlt_pc_zero(&pool->pc, off, alloc);
 		if (!rc)
 			rc = cxlt_pool_write_entry(pool, i, &s);
 	}

@@ -34,7 +34,7 @@
  * Locking (in the kernel): @lock (ops->lock) is a leaf spinlock over @peers and
  * this host's writes of its own @judged word; the table, the generation and the
  * bakery words are written under the caller's pool mutex; the heartbeat by one
- * work item.  Nothing here sleeps except through ops->relax().
+ * work item.  Nothing here sleeps except through ops->relax() and ops->yield().
  */
 #ifndef CXLT_PC_H
 #define CXLT_PC_H
@@ -55,6 +55,8 @@
  *	and earlier stores are ordered before later loads (MFENCE)
  * @now_ms: a monotonic clock that counts suspend, in milliseconds
  * @relax: sleep a little in a wait loop; -EINTR when the caller was killed
+ * @yield: between the chunks of long work: let others run (the kernel: take no
+ *	lock for long); nonzero stops the work with that error
  * @lock: take the leaf lock over &cxlt_pc.peers and this host's @judged word
  * @unlock: give it back
  */
@@ -67,6 +69,7 @@ struct cxlt_pc_ops {
 	void (*fence)(void *ctx);
 	u64 (*now_ms)(void *ctx);
 	int (*relax)(void *ctx);
+	int (*yield)(void *ctx);
 	void (*lock)(void *ctx);
 	void (*unlock)(void *ctx);
 };

@@ -60,6 +60,21 @@ u32 cxlt_pc_host_state(const struct cxlt_pool_host *rec)
 		CXLT_POOL_HOST_NONE;
 }
 
+/* Whether host record @id says attached: its first two words only (poisoned: no). */
+static bool cxlt_pc_attached(struct cxlt_pc *pc, u32 id)
+{
+	struct {
+		__le32 magic;
+		__le32 state;
+	} head;
+
+	static_assert(offsetof(struct cxlt_pool_host, state) == sizeof(__le32));
+	pc->ops->inval(pc->ctx, cxlt_pc_host_off(id), sizeof(head));
+	return !pc->ops->read(pc->ctx, cxlt_pc_host_off(id), &head, sizeof(head)) &&
+	       le32_to_cpu(head.magic) == CXLT_POOL_HOST_MAGIC &&
+	       le32_to_cpu(head.state) == CXLT_POOL_HOST_ATTACHED;
+}
+
 /* Renewed within the lease by this host's clock; no other host's opinion. */
 static bool cxlt_pc_own_clock_ok(struct cxlt_pc *pc, u64 now)
 {
@@ -189,10 +204,12 @@ bool cxlt_pc_may_write(struct cxlt_pc *pc)
 
 	if (READ_ONCE(pc->dead))
 		return false;
-	/* Which hosts could judge this one: any may have attached while it was paused. */
+	/*
+	 * Which hosts could judge this one (any may have attached while it was
+	 * paused): two words of each record, then the whole records of those only.
+	 */
 	for (j = 1; j < CXLT_POOL_HOST_SLOTS; j++)
-		if (j != pc->id && cxlt_pc_read_host(pc, j, &rec) &&
-		    cxlt_pc_host_state(&rec) == CXLT_POOL_HOST_ATTACHED)
+		if (j != pc->id && cxlt_pc_attached(pc, j))
 			attached |= BIT_ULL(j);
 	/*
 	 * Their verdicts, read last: a pause before any of these reads is caught by
@@ -523,30 +540,27 @@ int cxlt_pc_evict(struct cxlt_pc *pc, u32 id, u64 hb)
  */
 int cxlt_pc_others_live(struct cxlt_pc *pc, u32 *who)
 {
-	u64 hb0[CXLT_POOL_HOST_SLOTS] = { 0 }, t0 = pc->ops->now_ms(pc->ctx);
-	bool watch[CXLT_POOL_HOST_SLOTS] = { false };
+	u64 hb0[CXLT_POOL_HOST_SLOTS] = { 0 }, watch = 0, t0 = pc->ops->now_ms(pc->ctx);
 	struct cxlt_pool_host rec;
 	int live = 0, rc;
-	u32 j, n = 0;
+	u32 j;
 
 	for (j = 1; j < CXLT_POOL_HOST_SLOTS; j++) {
 		if (j == pc->id || !cxlt_pc_read_host(pc, j, &rec) ||
 		    cxlt_pc_host_state(&rec) != CXLT_POOL_HOST_ATTACHED)
 			continue;
-		watch[j] = true;
+		watch |= BIT_ULL(j);
 		hb0[j] = le64_to_cpu(rec.heartbeat);
-		n++;
 	}
-	while (n && pc->ops->now_ms(pc->ctx) - t0 < (u64)pc->lease_ms + pc->grace_ms) {
+	while (watch && pc->ops->now_ms(pc->ctx) - t0 < (u64)pc->lease_ms + pc->grace_ms) {
 		rc = pc->ops->relax(pc->ctx);
 		if (rc)
 			return rc;
 		for (j = 1; j < CXLT_POOL_HOST_SLOTS; j++) {
-			if (!watch[j] || !cxlt_pc_read_host(pc, j, &rec) ||
+			if (!(watch & BIT_ULL(j)) || !cxlt_pc_read_host(pc, j, &rec) ||
 			    le64_to_cpu(rec.heartbeat) == hb0[j])
 				continue;
-			watch[j] = false;
-			n--;
+			watch &= ~BIT_ULL(j);
 			live++;
 			*who = j;
 		}

@@ -241,14 +241,19 @@ void cxlt_pc_inval_table(struct cxlt_pc *pc)
  * shared pool the lease is checked before each chunk, so a host paused in the
  * middle never zeroes space another host gave a region meanwhile.
  *
- * Return: 0; -ETIMEDOUT the lease lapsed (part of the space may be zeroed).
+ * Return: 0; -ETIMEDOUT the lease lapsed, or what ops->yield() stopped it with
+ * (part of the space may be zeroed).
  */
 int cxlt_pc_zero(struct cxlt_pc *pc, u64 off, u64 len)
 {
 	u64 done, n;
+	int rc;
 
 	for (done = 0; done < len; done += n) {
 		n = min(len - done, (u64)CXLT_PC_ZERO_CHUNK);
+		rc = done ? pc->ops->yield(pc->ctx) : 0;
+		if (rc)
+			return rc;
 		if (!cxlt_pc_writable(pc))
 			return -ETIMEDOUT;
 		pc->ops->zero(pc->ctx, off + done, n);

@@ -18,19 +18,9 @@
 #      destroyed is, the pool check is clean, the free space is the size less the
 #      regions' space.  Then it destroys every region, for the next trial.
 # TAP on stdout; exit 0 when every case passed.
-P=/sys/kernel/cxltier
 role=$1 trial=$2
-n=0 bad=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)); bad=$((bad + 1)); echo "not ok $n $*"; }
-now_ms() { read -r up _ </proc/uptime; echo "${up%.*}${up#*.}0"; }
-wait_for() {
-	i=0
-	until [ -e "$1" ]; do
-		sleep 0.1; i=$((i + 1))
-		[ $i -lt $((3000 * ${CXLT_TIMEOUT_SCALE:-1})) ] || return 1
-	done
-}
+# shellcheck source=guest_lib.sh
+. ./guest_lib.sh
 
 modprobe dax_cxl
 shared=$(cxlt-region-of 0x1000)
@@ -62,7 +52,7 @@ if [ "$role" = A ]; then
 	done
 fi
 
-wait_for a.attached || { echo "Bail out! A did not attach"; exit 1; }
+wait_for a.attached 300 || { echo "Bail out! A did not attach"; exit 1; }
 echo "$shared host=2" >$P/pool_attach || { echo "Bail out! attach: $(cat $P/pools/$shared/error)"; exit 1; }
 # B's own creates and destroys run in the background; the foreground notes when
 # A was killed (the host says so at once) and then waits for them to stop: one
@@ -78,7 +68,7 @@ echo "$shared host=2" >$P/pool_attach || { echo "Bail out! attach: $(cat $P/pool
 	echo "# B did $i creates and destroys alongside A"
 ) &
 churn=$!
-wait_for a.killed || { echo "Bail out! no word of A's death"; exit 1; }
+wait_for a.killed 300 || { echo "Bail out! no word of A's death"; exit 1; }
 t0=$(now_ms)
 wait $churn
 if cxltierctl region create --persistent --pool "$shared" "b$trial-after" 2M >/dev/null; then

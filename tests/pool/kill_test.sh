@@ -13,15 +13,9 @@
 # trial passed.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-trials=20 lease=5000
-while [ $# -gt 0 ]; do
-	case $1 in
-	--trials) trials=${2:-}; shift 2 ;;
-	--lease-ms) lease=${2:-}; shift 2 ;;
-	*) echo "kill_test: unknown argument $1" >&2; exit 2 ;;
-	esac
-done
-[[ $trials =~ ^[1-9][0-9]*$ ]] || { echo "kill_test: --trials needs a number" >&2; exit 2; }
+# shellcheck source=loop_lib.sh
+. "$ROOT/tests/pool/loop_lib.sh"
+loop_args kill_test 20 "$@"
 work=$(mktemp -d)
 apid=
 cleanup() {
@@ -32,7 +26,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 export CXLT_PERSIST_DIR=$work/persist
 mkdir -p "$work/share" "$CXLT_PERSIST_DIR"
-cp "$ROOT/tests/pool/kill_guest.sh" "$work/share/"
+cp "$ROOT/tests/pool/kill_guest.sh" "$ROOT/tests/pool/guest_lib.sh" "$work/share/"
 RUN=$ROOT/qemu/run
 pass=0 fail=0 skip=0 tfail=0 takeovers=()
 

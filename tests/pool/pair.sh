@@ -14,7 +14,7 @@ rounds=40
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/share" "$work/persist"
-cp "$ROOT/tests/pool/pair_guest.sh" "$work/share/"
+cp "$ROOT/tests/pool/pair_guest.sh" "$ROOT/tests/pool/guest_lib.sh" "$work/share/"
 out=$(CXLT_PERSIST_DIR=$work/persist "$ROOT/qemu/cluster" --fresh --share "$work/share" \
 	--timeout 900 --env "CXLT_POOL_ROUNDS=$rounds" -- sh ./pair_guest.sh 2>&1 | tee /dev/stderr)
 rc=$?

@@ -6,19 +6,10 @@
 # pool (A formats it first), tries the attach refusals, runs shared_test, then checks
 # the pool's on-device structures.  TAP on stdout; exit 0 when everything passed.
 D=/sys/bus/cxl/devices
-P=/sys/kernel/cxltier
 T=/usr/lib/cxltier/selftests/pool/shared_test
 id=$((CXLT_HOST + 1))
-n=0 bad=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)); bad=$((bad + 1)); echo "not ok $n $*"; }
-wait_for() {
-	i=0
-	until [ -e "$1" ]; do
-		sleep 0.2; i=$((i + 1))
-		[ $i -lt $((1500 * ${CXLT_TIMEOUT_SCALE:-1})) ] || return 1
-	done
-}
+# shellcheck source=guest_lib.sh
+. ./guest_lib.sh
 # dax_of REGION: its dax device, once dax_cxl made it.
 dax_of() {
 	i=0
@@ -58,7 +49,7 @@ if [ "$CXLT_HOST" = 0 ]; then
 	echo "$shared" >$P/pool_format && ok "A formats $shared" || nok "A formats $shared"
 	touch formatted
 else
-	wait_for formatted || { echo "Bail out! A did not format the pool"; exit 1; }
+	wait_for formatted 300 || { echo "Bail out! A did not format the pool"; exit 1; }
 	out=$(cxltierctl pool attach "$shared" --host $id 2>&1) &&
 		ok "B attaches $shared with cxltierctl (host $id)" ||
 		nok "B attaches $shared: $out"
@@ -119,7 +110,7 @@ fi
 "$T" "$shared" "${CXLT_POOL_ROUNDS:-40}" | grep -v '^TAP version' | grep -v '^1\.\.'
 # shared_test's cases count in pair.sh's tally with the ones above.
 touch "done.$CXLT_HOST"
-wait_for "done.$((1 - CXLT_HOST))"
+wait_for "done.$((1 - CXLT_HOST))" 300
 sleep 3	# a heartbeat or two: the last destroys' entries are freed
 report=$(cat $P/pools/$shared/check)
 case $report in
@@ -142,13 +133,13 @@ for m in "$D"/mem*; do
 	[ "$(cat "$m/serial" 2>/dev/null)" = 0x1000 ] && smem=$(basename "$m")
 done
 if [ "$CXLT_HOST" = 0 ]; then
-	wait_for b.checked
+	wait_for b.checked 300
 	out=$(cxltierctl blade fence --force "$smem" 2>&1) && ok "A fences $smem, the shared blade" ||
 		nok "A fences $smem: $out"
 	touch a.fenced
 else
 	touch b.checked
-	wait_for a.fenced
+	wait_for a.fenced 300
 	i=0
 	until [ "$(cat $P/blades/$smem/state 2>/dev/null)" = fenced ]; do
 		sleep 0.2; i=$((i + 1))

@@ -28,23 +28,12 @@
 # back.  A also checks its holders: never another region's data or zeros, SIGBUS if
 # and only if its kernel logged "lease lapsed" (quoted as diagnostics), and a reopen by
 # name after each SIGBUS.  TAP on stdout; exit 0 when every case passed.
-P=/sys/kernel/cxltier
 W=/usr/lib/cxltier/selftests/pool/pause_worker
 role=$1 trial=$2
 holders=${CXLT_PAUSE_HOLDERS:-2}
 scale=${CXLT_TIMEOUT_SCALE:-1}
-n=0 bad=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)); bad=$((bad + 1)); echo "not ok $n $*"; }
-now_ms() { read -r up _ </proc/uptime; echo "${up%.*}${up#*.}0"; }
-# wait_for FILE SECONDS
-wait_for() {
-	i=0
-	until [ -e "$1" ]; do
-		sleep 0.1; i=$((i + 1))
-		[ $i -lt $(($2 * 10 * scale)) ] || return 1
-	done
-}
+# shellcheck source=guest_lib.sh
+. ./guest_lib.sh
 # live_within SECONDS: until host 1 (A) reads live on this host; 1 on timeout.
 live_within() {
 	i=0

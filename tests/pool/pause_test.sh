@@ -21,16 +21,9 @@
 # when every trial passed.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-trials=10 lease=5000
-while [ $# -gt 0 ]; do
-	case $1 in
-	--trials) trials=${2:-}; shift 2 ;;
-	--lease-ms) lease=${2:-}; shift 2 ;;
-	*) echo "pause_test: unknown argument $1" >&2; exit 2 ;;
-	esac
-done
-[[ $trials =~ ^[1-9][0-9]*$ ]] || { echo "pause_test: --trials needs a number" >&2; exit 2; }
-[[ $lease =~ ^[1-9][0-9]*$ ]] || { echo "pause_test: --lease-ms needs a number" >&2; exit 2; }
+# shellcheck source=loop_lib.sh
+. "$ROOT/tests/pool/loop_lib.sh"
+loop_args pause_test 10 "$@"
 work=$(mktemp -d)
 apid='' bpid=''
 # qemu_of PIDFILE: the QEMU process it names, if it still runs.
@@ -71,7 +64,7 @@ pass=0 fail=0 skip=0 tfail=0 pauses=() times=()
 for ((t = 1; t <= trials; t++)); do
 	rm -rf "$share" "$CXLT_PERSIST_DIR/shared0.mem" "$work/a.pid" "$work/b.pid"
 	mkdir -p "$share"
-	cp "$ROOT/tests/pool/pause_guest.sh" "$share/"
+	cp "$ROOT/tests/pool/pause_guest.sh" "$ROOT/tests/pool/guest_lib.sh" "$share/"
 	t0=$SECONDS
 	# About 1-2 min a trial: 900 s is a 10x margin.
 	"$RUN" --topology shared --timeout 900 --share "$share" --pidfile "$work/a.pid" \

@@ -19,6 +19,7 @@ void op_inval(void *ctx, u64 off, u64 len) { H(ctx)->inval(off, len); }
 void op_fence(void *ctx) { H(ctx)->fence(); }
 u64 op_now(void *ctx) { return H(ctx)->now_ms(); }
 int op_relax(void *ctx) { return H(ctx)->relax(); }
+int op_yield(void *) { return 0; }
 void op_nolock(void *) {}
 
 const cxlt_pc_ops ops = {
@@ -30,6 +31,7 @@ const cxlt_pc_ops ops = {
 	.fence = op_fence,
 	.now_ms = op_now,
 	.relax = op_relax,
+	.yield = op_yield,
 	.lock = op_nolock,
 	.unlock = op_nolock,
 };
