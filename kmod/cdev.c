@@ -247,6 +247,11 @@ static int cxlt_region_file_open(struct cxltier_open *args, struct file **filep)
 	int fflags, fd, rc;
 
 	rc = cxlt_region_open(args, &r);
+	if (rc == -ENOENT) {
+		/* Made on another host of a shared pool since this one last looked? */
+		cxlt_pools_sync_shared();
+		rc = cxlt_region_open(args, &r);
+	}
 	if (rc)
 		return rc;
 	/* A shared pool's region: held open on the device, or destroyed elsewhere. */
@@ -339,7 +344,8 @@ static long cxlt_ioc_create(unsigned int cmd, void __user *uarg)
 			 a.mode);
 		return -EINVAL;
 	}
-	rc = cxlt_region_create(&a, &a.id);
+	rc = a.flags & CXLTIER_CREATE_PERSISTENT ? cxlt_pool_create(&a, &a.id) :
+		cxlt_region_create(&a, &a.id);
 	if (rc)
 		return rc;
 	/*
@@ -420,6 +426,8 @@ static long cxlt_ioc_list(unsigned int cmd, void __user *uarg)
 	}
 	/* There are never more regions than ids. */
 	a.count = min_t(u32, a.count, CXLTIER_REGION_ID_MAX);
+	/* What other hosts of a shared pool made or destroyed since the last heartbeat. */
+	cxlt_pools_sync_shared();
 	rc = cxlt_region_list(&a);
 	if (rc)
 		return rc;

@@ -43,6 +43,7 @@
 #include <linux/ktime.h>
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
+#include <linux/notifier.h>
 #include <linux/page-flags.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>
@@ -52,7 +53,6 @@
 #include "events.h"
 #include "fence.h"
 #include "health.h"
-#include "pool.h"
 #include "region.h"
 #include "region_mm.h"
 #include "region_types.h"
@@ -239,6 +239,30 @@ static void cxlt_fence_done(struct cxlt_health *h, const char *what, u32 cause,
 		ns / NSEC_PER_USEC);
 }
 
+/*
+ * What else a fence takes off the blade, told before its tiers are scanned: the
+ * pools (pool.c), which call cxlt_fence_blade() themselves, so the call goes
+ * this way round through a chain.
+ */
+static BLOCKING_NOTIFIER_HEAD(cxlt_fence_chain);
+
+/**
+ * cxlt_fence_register_notifier() - be told of each blade fence (struct
+ *	cxlt_fence_note), under the fence lock, before the blade's tiers are scanned
+ * @nb: the callback
+ *
+ * Return: 0.
+ */
+int cxlt_fence_register_notifier(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_register(&cxlt_fence_chain, nb);
+}
+
+void cxlt_fence_unregister_notifier(struct notifier_block *nb)
+{
+	blocking_notifier_chain_unregister(&cxlt_fence_chain, nb);
+}
+
 /**
  * cxlt_fence_blade() - fence every page with data on a blade
  * @blade: memdev name, e.g. "mem0"
@@ -257,10 +281,11 @@ int cxlt_fence_blade(const char *blade, u32 cause, ktime_t t0)
 {
 	struct cxlt_fence_range *fr __free(kfree) =
 		kcalloc(CXLT_FENCE_MAX_TIERS, sizeof(*fr), GFP_KERNEL);
+	struct cxlt_fence_note note = { .blade = blade };
 	u64 region_pages = 0, ram_pages = 0;
 	struct cxlt_health *h;
 	s64 region_us = 0;
-	int n, pools;
+	int n;
 
 	if (!fr)
 		return -ENOMEM;
@@ -270,10 +295,10 @@ int cxlt_fence_blade(const char *blade, u32 cause, ktime_t t0)
 	h = cxlt_health_find(blade, true);
 	if (!h)
 		return -ENOSPC;
-	/* Pools on the blade lose their mappings first (pool.c). */
-	pools = cxlt_pools_blade_lost(blade, true);
+	/* Pools on the blade lose their mappings first (pool.c, on the chain). */
+	blocking_notifier_call_chain(&cxlt_fence_chain, 0, &note);
 	n = cxlt_tiers_fence(blade, NULL, fr, CXLT_FENCE_MAX_TIERS);
-	if (!n && !pools)
+	if (!n && !note.taken)
 		return -ENOENT;
 	/* Marked before the scan: a fault or drain that looks now sees it fenced. */
 	h->cause = cause;

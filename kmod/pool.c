@@ -22,7 +22,7 @@
  * An online pool claims its address range (request_mem_region()) and maps it
  * write-back for the kernel's table updates; user mappings of its regions map the
  * memory directly (VM_PFNMAP), so a store is persistent once written back from the
- * CPU caches.  The on-device format is in pool_format.h and
+ * CPU caches.  The on-device format is in poolcore/cxlt_pool_format.h and
  * Documentation/persistence.rst.  Every table update writes one 256-byte slot and
  * writes it back (arch_wb_cache_pmem(), then a store fence) before the call
  * returns, so a create or destroy that returned survives a crash and one cut short
@@ -48,6 +48,7 @@
 #include <linux/libnvdimm.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/notifier.h>
 #include <linux/rwsem.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -60,6 +61,7 @@
 #include "cxlr.h"
 #include "cxltier.h"
 #include "devattr.h"
+#include "fence.h"
 #include "health.h"
 #include "pool.h"
 #include "pool_int.h"
@@ -89,14 +91,14 @@ void cxlt_pool_persist(void *addr, size_t len)
 	wmb();
 }
 
-const char *cxlt_pool_name(const struct cxlt_pool *pool)
+static const char *cxlt_pool_name(const struct cxlt_region *r)
 {
-	return pool->name;
+	return r->pool->name;
 }
 
-bool cxlt_pool_is_shared_region(const struct cxlt_region *r)
+static bool cxlt_pool_is_shared_region(const struct cxlt_region *r)
 {
-	return r->pool && r->pool->shared;
+	return r->pool->shared;
 }
 
 static void cxlt_pool_put(struct cxlt_pool *pool)
@@ -349,10 +351,13 @@ bool cxlt_pool_read_entry(struct cxlt_pool *pool, u32 idx, struct cxlt_pool_ent 
 
 /* --- regions on the pool -------------------------------------------------------------- */
 
+static const struct cxlt_store_ops cxlt_pool_store;
+
 static void cxlt_pool_link(struct cxlt_pool *pool, struct cxlt_region *r)
 {
 	kobject_get(&pool->kobj);
 	r->pool = pool;
+	r->store = &cxlt_pool_store;
 	r->pool_inc = pool->inc;
 	scoped_guard(spinlock, &pool->rlock)
 		list_add_tail(&r->pool_link, &pool->regions);
@@ -364,7 +369,7 @@ static void cxlt_pool_link(struct cxlt_pool *pool, struct cxlt_region *r)
  *
  * Context: process context.
  */
-void cxlt_pool_region_free(struct cxlt_region *r)
+static void cxlt_pool_region_free(struct cxlt_region *r)
 {
 	struct cxlt_pool *pool = r->pool;
 
@@ -400,7 +405,7 @@ struct cxlt_region *cxlt_pool_new_region(struct cxlt_pool *pool, u32 idx,
 	if (pool->shared)
 		r->id = cxlt_shared_region_id(pool, idx);
 	cxlt_pool_link(pool, r);
-	rc = cxlt_region_publish(r);
+	rc = cxlt_region_publish(r, NULL);
 	if (rc) {
 		pr_warn("pool %s: region %s (entry %u) not listed: %s\n", pool->name, s->name,
 			idx, rc == -EEXIST ? "a region of that name (or id) exists" :
@@ -730,7 +735,7 @@ static int cxlt_pool_create_entry(struct cxlt_pool *pool, struct cxlt_region *r,
  * Return: 0; -ENODEV no such pool, or not online; -EROFS the pool is degraded;
  * -ENOSPC no free entry or space; -ENOMEM.
  */
-int cxlt_pool_create_region(struct cxlt_region *r, const char *name)
+static int cxlt_pool_create_region(struct cxlt_region *r, const char *name)
 {
 	u64 alloc = round_up(r->size, CXLT_POOL_UNIT);
 	struct cxlt_pool *pool;
@@ -900,7 +905,7 @@ out:
  * Context: process context; takes the pool's lock.
  * Return: 0; -ENODEV its pool is lost (nothing was written).
  */
-int cxlt_pool_destroy_region(struct cxlt_region *r)
+static int cxlt_pool_destroy_region(struct cxlt_region *r)
 {
 	struct cxlt_pool *pool = r->pool;
 	struct cxlt_pool_slot s = {};
@@ -926,7 +931,7 @@ int cxlt_pool_destroy_region(struct cxlt_region *r)
  *
  * Context: the mmap or VMA lock held.
  */
-vm_fault_t cxlt_pool_fault(struct vm_fault *vmf)
+static vm_fault_t cxlt_pool_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct cxlt_region *r = vma->vm_private_data;
@@ -952,6 +957,61 @@ vm_fault_t cxlt_pool_fault(struct vm_fault *vmf)
 			break;
 	}
 	return ret;
+}
+
+static const struct cxlt_store_ops cxlt_pool_store = {
+	.destroy = cxlt_pool_destroy_region,
+	.free = cxlt_pool_region_free,
+	.pool_name = cxlt_pool_name,
+	.shared = cxlt_pool_is_shared_region,
+	.fault = cxlt_pool_fault,
+};
+
+/**
+ * cxlt_pool_create() - create a persistent region (CXLTIER_IOC_CREATE with
+ *	CXLTIER_CREATE_PERSISTENT): space on a pool first, then the name
+ * @args: the validated arguments
+ * @id: the new region's id
+ *
+ * Context: process context; takes cxlt_regions.lock, cxlt_pools.lock and the
+ * pool's lock; sleeps while zeroing.
+ * Return: 0; -EFBIG larger than max_region_gb; -EEXIST the name is taken; -ENOSPC
+ * no free id, entry or space; -ENODEV no such pool online; -EROFS the pool is
+ * degraded; -ENOMEM.
+ */
+int cxlt_pool_create(const struct cxltier_create *args, u32 *id)
+{
+	struct cxlt_region *r;
+	int rc;
+
+	rc = cxlt_region_check_size(args->name, args->length);
+	if (rc)
+		return rc;
+	r = cxlt_region_alloc_persistent(args->name, args->length,
+					 from_kuid(&init_user_ns, current_fsuid()),
+					 from_kgid(&init_user_ns, current_fsgid()),
+					 args->flags & CXLTIER_CREATE_MODE ? args->mode : 0600);
+	if (!r)
+		return -ENOMEM;
+	if (cxlt_region_name_taken(r->name)) {
+		pr_debug("create %s: a region of that name exists\n", r->name);
+		kfree(r);
+		return -EEXIST;
+	}
+	rc = cxlt_pool_create_region(r, args->pool);
+	if (rc) {
+		kfree(r);	/* not on the pool: cxlt_region_put() would unlink it */
+		return rc;
+	}
+	pr_debug("region %s: created on pool %s, %llu bytes, mode %04o\n", r->name,
+		 r->pool->name, r->size, r->mode);
+	rc = cxlt_region_publish(r, id);
+	if (rc) {
+		/* Taken meanwhile: the entry goes again (a crash here leaves the region). */
+		cxlt_pool_destroy_region(r);
+		cxlt_region_put(r);
+	}
+	return rc;
 }
 
 /**
@@ -1113,6 +1173,19 @@ int cxlt_pools_blade_lost(const char *blade, bool fenced)
 	}
 	return cxlt_pools_lost(cxlt_pool_on_blade, blade, serial);
 }
+
+/* A blade's fence (fence.c) takes its pools first. */
+static int cxlt_pools_fence_notify(struct notifier_block *nb, unsigned long action, void *data)
+{
+	struct cxlt_fence_note *note = data;
+
+	note->taken += cxlt_pools_blade_lost(note->blade, true);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block cxlt_pools_fence_nb = {
+	.notifier_call = cxlt_pools_fence_notify,
+};
 
 /**
  * cxlt_pools_region_lost() - a CXL region is being unbound: a pool on it is lost
@@ -1848,6 +1921,7 @@ int cxlt_pools_start(struct kobject *root)
 	}
 	scoped_guard(mutex, &cxlt_pools.lock)
 		cxlt_pools.started = true;
+	cxlt_fence_register_notifier(&cxlt_pools_fence_nb);
 	cxlt_pools_scan();
 	return 0;
 }
@@ -1863,6 +1937,7 @@ void cxlt_pools_stop(struct kobject *root)
 {
 	struct cxlt_pool *pool, *tmp;
 
+	cxlt_fence_unregister_notifier(&cxlt_pools_fence_nb);
 	guard(mutex)(&cxlt_pools.lock);
 	cxlt_pools.dying = true;
 	list_for_each_entry_safe(pool, tmp, &cxlt_pools.list, node)

@@ -59,7 +59,6 @@
 #include "cxltier.h"
 #include "events.h"
 #include "health.h"
-#include "pool.h"
 #include "region.h"
 #include "region_mm.h"
 #include "tier.h"
@@ -101,7 +100,7 @@ static void cxlt_region_free(struct kref *ref)
 	}
 	if (r->pool) {
 		/* Its files, which had the inode, are gone. */
-		cxlt_pool_region_free(r);
+		r->store->free(r);
 		kfree(r);
 		return;
 	}
@@ -546,18 +545,19 @@ struct cxlt_region *cxlt_region_alloc_persistent(const char *name, u64 size, u32
 }
 
 /**
- * cxlt_region_publish() - list a persistent region found on a pool
+ * cxlt_region_publish() - list a persistent region, new or found on a pool
  * @r: the region, with space on its pool; the table takes over the caller's
  *	reference on success
+ * @id: its id (NULL: not wanted)
  *
  * Context: process context; takes cxlt_regions.lock.
  * Return: 0; -EEXIST; -ENOSPC; -ENODEV; -ENOMEM (see cxlt_region_insert()).
  */
-int cxlt_region_publish(struct cxlt_region *r)
+int cxlt_region_publish(struct cxlt_region *r, u32 *id)
 {
-	u32 id;
+	u32 dummy;
 
-	return cxlt_region_insert(r, &id);
+	return cxlt_region_insert(r, id ?: &dummy);
 }
 
 /**
@@ -580,64 +580,55 @@ void cxlt_region_unpublish(struct cxlt_region *r)
 	cxlt_region_put(r);	/* the name table's reference */
 }
 
-/* CREATE of a persistent region: space on a pool first, then the name. */
-static int cxlt_region_create_persistent(const struct cxltier_create *args, u32 *id)
+/**
+ * cxlt_region_name_taken() - is a region of this name listed?
+ * @name: the name
+ *
+ * For a persistent region's create (pool.c): a taken name fails before anything
+ * is written to the pool.
+ *
+ * Context: process context; takes cxlt_regions.lock.
+ */
+bool cxlt_region_name_taken(const char *name)
 {
-	struct cxlt_region *r;
-	int rc;
-
-	r = cxlt_region_alloc_persistent(args->name, args->length,
-					 from_kuid(&init_user_ns, current_fsuid()),
-					 from_kgid(&init_user_ns, current_fsgid()),
-					 args->flags & CXLTIER_CREATE_MODE ? args->mode : 0600);
-	if (!r)
-		return -ENOMEM;
-	/* A taken name fails before anything is written to the pool. */
-	scoped_guard(mutex, &cxlt_regions.lock) {
-		if (cxlt_region_find(0, 0, r->name)) {
-			pr_debug("create %s: a region of that name exists\n", r->name);
-			kfree(r);
-			return -EEXIST;
-		}
-	}
-	rc = cxlt_pool_create_region(r, args->pool);
-	if (rc) {
-		kfree(r);	/* not on the pool: cxlt_region_put() would unlink it */
-		return rc;
-	}
-	pr_debug("region %s: created on pool %s, %llu bytes, mode %04o\n", r->name,
-		 cxlt_pool_name(r->pool), r->size, r->mode);
-	rc = cxlt_region_insert(r, id);
-	if (rc) {
-		/* Taken meanwhile: the entry goes again (a crash here leaves the region). */
-		cxlt_pool_destroy_region(r);
-		cxlt_region_put(r);
-	}
-	return rc;
+	guard(mutex)(&cxlt_regions.lock);
+	return cxlt_region_find(0, 0, name);
 }
 
 /**
- * cxlt_region_create() - create a region (CXLTIER_IOC_CREATE)
+ * cxlt_region_check_size() - a new region's length against max_region_gb
+ * @name: its name (for the debug message)
+ * @length: its length
+ *
+ * Return: 0; -EFBIG.
+ */
+int cxlt_region_check_size(const char *name, u64 length)
+{
+	if (length <= (u64)READ_ONCE(max_region_gb) << 30)
+		return 0;
+	pr_debug("create %s: %llu bytes is more than max_region_gb=%u\n", name, length,
+		 READ_ONCE(max_region_gb));
+	return -EFBIG;
+}
+
+/**
+ * cxlt_region_create() - create a volatile region (CXLTIER_IOC_CREATE; a
+ *	persistent one is pool.c's, cxlt_pool_create())
  * @args: the validated arguments
  * @id: the new region's id
  *
  * Context: process context; takes cxlt_regions.lock.
  * Return: 0; -EFBIG larger than max_region_gb; -EDQUOT over the creator's per-user
- * limits (user.c); -EEXIST the name is taken; -ENOSPC no free id (or no room on
- * the pool); -ENODEV no such pool online; -EROFS the pool is degraded; -ENOMEM.
+ * limits (user.c); -EEXIST the name is taken; -ENOSPC no free id; -ENOMEM.
  */
 int cxlt_region_create(const struct cxltier_create *args, u32 *id)
 {
 	struct cxlt_region *r;
 	int rc;
 
-	if (args->length > (u64)READ_ONCE(max_region_gb) << 30) {
-		pr_debug("create %s: %llu bytes is more than max_region_gb=%u\n",
-			 args->name, args->length, READ_ONCE(max_region_gb));
-		return -EFBIG;
-	}
-	if (args->flags & CXLTIER_CREATE_PERSISTENT)
-		return cxlt_region_create_persistent(args, id);
+	rc = cxlt_region_check_size(args->name, args->length);
+	if (rc)
+		return rc;
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return -ENOMEM;
@@ -701,11 +692,6 @@ int cxlt_region_open(struct cxltier_open *args, struct cxlt_region **rp)
 
 	struct cxlt_region *r __free(cxlt_region_put) =
 		cxlt_region_get(args->flags & CXLTIER_BY_ID, args->id, args->name);
-	if (!r) {
-		/* Made on another host of a shared pool since this one last looked? */
-		cxlt_pools_sync_shared();
-		r = cxlt_region_get(args->flags & CXLTIER_BY_ID, args->id, args->name);
-	}
 	if (!r)
 		return -ENOENT;
 	if (args->flags & CXLTIER_OPEN_READ)
@@ -756,9 +742,9 @@ int cxlt_region_destroy(const struct cxltier_destroy *args)
 	}
 
 	/* The table's reference keeps @r until the put below. */
-	if (r->pool && cxlt_pool_destroy_region(r))
+	if (r->pool && r->store->destroy(r))
 		pr_info("region %s: its pool %s is lost; it is forgotten here, and comes back with its pool\n",
-			r->name, cxlt_pool_name(r->pool));
+			r->name, r->store->pool_name(r));
 	pr_debug("region %s: destroyed, %d files and %d mappings left\n", r->name,
 		 atomic_read(&r->nr_files), atomic_read(&r->nr_maps));
 	cxlt_region_put(r);	/* the name table's reference */
@@ -779,9 +765,6 @@ int cxlt_region_list(struct cxltier_list *args)
 	unsigned long idx;
 	u32 room, n = 0;
 	int rc = 0;
-
-	/* What other hosts of a shared pool made or destroyed since the last heartbeat. */
-	cxlt_pools_sync_shared();
 
 	/*
 	 * Room for what exists, not for what the caller offers: a caller's count is
@@ -857,11 +840,11 @@ int cxlt_region_stat(struct cxlt_region *r, struct cxltier_stat *args)
 	}
 	if (r->pool) {
 		args->region_flags |= CXLTIER_REGION_PERSISTENT;
-		if (cxlt_pool_is_shared_region(r))
+		if (r->store->shared(r))
 			args->region_flags |= CXLTIER_REGION_SHARED;
 		if (READ_ONCE(r->lost))
 			args->region_flags |= CXLTIER_REGION_LOST;
-		strscpy(args->pool, cxlt_pool_name(r->pool), sizeof(args->pool));
+		strscpy(args->pool, r->store->pool_name(r), sizeof(args->pool));
 		args->pool_offset = r->pool_offset;
 	}
 	cxlt_nodes_to_user(args->nodes, &allowed);

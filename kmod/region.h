@@ -30,7 +30,9 @@ void cxlt_region_fenced(struct cxlt_region *r, struct cxltier_fenced *args);
 int cxlt_regions_snapshot(struct cxlt_region ***out, u64 *gen);
 struct cxlt_region *cxlt_region_alloc_persistent(const char *name, u64 size, u32 uid,
 						 u32 gid, u32 mode);
-int cxlt_region_publish(struct cxlt_region *r);
+int cxlt_region_publish(struct cxlt_region *r, u32 *id);
+bool cxlt_region_name_taken(const char *name);
+int cxlt_region_check_size(const char *name, u64 length);
 void cxlt_region_unpublish(struct cxlt_region *r);
 int cxlt_region_set_policy(const struct cxltier_set_policy *args);
 int cxlt_regions_init(void);

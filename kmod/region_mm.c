@@ -76,7 +76,6 @@
 #include "cxltier.h"
 #include "events.h"
 #include "health.h"
-#include "pool.h"
 #include "region_mm.h"
 #include "region_types.h"
 #include "tier.h"
@@ -802,10 +801,17 @@ static const struct vm_operations_struct cxlt_region_vm_ops = {
 };
 
 /* A persistent region's mapping: its pool's memory, mapped at fault (pool.c). */
+static vm_fault_t cxlt_pregion_fault(struct vm_fault *vmf)
+{
+	struct cxlt_region *r = vmf->vma->vm_private_data;
+
+	return r->store->fault(vmf);
+}
+
 static const struct vm_operations_struct cxlt_pregion_vm_ops = {
 	.open = cxlt_region_vm_open,
 	.close = cxlt_region_vm_close,
-	.fault = cxlt_pool_fault,
+	.fault = cxlt_pregion_fault,
 };
 
 /**

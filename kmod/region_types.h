@@ -12,6 +12,7 @@
 #include <linux/atomic.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mm_types.h>
 #include <linux/nodemask.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -20,9 +21,30 @@
 #include <linux/cxltier.h>
 
 struct cxlt_pool;
+struct cxlt_region;
 struct cxlt_user;
 struct inode;
 struct mem_cgroup;
+
+/**
+ * struct cxlt_store_ops - what the region code asks of a persistent region's pool
+ *	(pool.c sets &cxlt_region.store when it links a region to a pool): region.c
+ *	and region_mm.c never call the pool's code by name, so the pool's code can
+ *	call theirs
+ * @destroy: the region left the name table (CXLTIER_IOC_DESTROY): free its entry,
+ *	durably; nonzero: its pool is lost, nothing was written
+ * @free: the last reference went: its space is free
+ * @pool_name: its pool's name
+ * @shared: its pool is shared by several hosts
+ * @fault: ->fault of its mappings
+ */
+struct cxlt_store_ops {
+	int (*destroy)(struct cxlt_region *r);
+	void (*free)(struct cxlt_region *r);
+	const char *(*pool_name)(const struct cxlt_region *r);
+	bool (*shared)(const struct cxlt_region *r);
+	vm_fault_t (*fault)(struct vm_fault *vmf);
+};
 
 /**
  * struct cxlt_region - a global region
@@ -63,6 +85,7 @@ struct mem_cgroup;
  * A persistent region (pool.c) has memory on a pool instead of pages: no @chunks,
  * no charges, never migrated, and an @inode only while it has open files.
  * @pool: its pool, referenced; NULL for a volatile region
+ * @store: its pool's operations, set with @pool
  * @pool_link: entry in the pool's list of regions, under the pool's rlock
  * @pool_entry: its entry in the pool's table
  * @pool_offset: byte offset of its memory in the pool
@@ -115,6 +138,7 @@ struct cxlt_region {
 		atomic64_t accessed;
 	} mig;
 	struct cxlt_pool *pool;
+	const struct cxlt_store_ops *store;
 	struct list_head pool_link;
 	u32 pool_entry;
 	u64 pool_offset;
