@@ -48,7 +48,7 @@ KMAKE  = $(MAKE) $(KJOBS) -C $(KDIR) M=$(ROOT) W=1
 
 .PHONY: all module userspace selftests sparse checkpatch check demo bench-sim bench setup \
 	guest clean debug-kernel debug-module debug-guest check-debug guest-tools crash-test pool-kill-test \
-	pool-pause-test poolcore-mutate bench-ckpt
+	pool-pause-test poolcore-mutate model-3hosts bench-ckpt
 
 all: module userspace selftests
 
@@ -126,6 +126,10 @@ pool-pause-test: all guest
 # Every cache maintenance and lease check of the pool core has a test that fails without it.
 poolcore-mutate: userspace
 	@tests/poolcore/mutate.sh $(BUILD)
+
+# The lease model with three hosts: bitstate search (make check runs two hosts exhaustively).
+model-3hosts:
+	@CXLT_MODEL_SET=hosts3 tests/model/run.sh
 
 # The crash loop needs only the module, the tools and the worker in the image.
 TRIALS ?= 30

@@ -255,12 +255,15 @@ static int cxlt_pool_yield(void *ctx)
 	return cxlt_pool_mem(pool) ? 0 : -ENODEV;
 }
 
+/* The core's leaf lock (ops->lock): taken here, given back by the next op. */
 static void cxlt_pool_peer_lock(void *ctx)
+	__acquires(&((struct cxlt_pool *)ctx)->peer_lock)
 {
 	spin_lock(&((struct cxlt_pool *)ctx)->peer_lock);
 }
 
 static void cxlt_pool_peer_unlock(void *ctx)
+	__releases(&((struct cxlt_pool *)ctx)->peer_lock)
 {
 	spin_unlock(&((struct cxlt_pool *)ctx)->peer_lock);
 }
