@@ -91,11 +91,17 @@ struct row {
 	json rec;
 };
 
-json make_record(const std::string &c, const json &run, const json &setup)
+json make_record(const std::string &c, const json &run, const json &setup, const json &guest)
 {
 	json r;
 
 	r["config"] = c;
+	r["program"] = "zipf";
+	r["seed"] = guest["seed"];
+	// The hard limit on the working set's DRAM every row but dram and cxl runs with
+	// (run-configs' limit_dram: --fast-mb and the kernel's room).
+	r["dram_mb_limit"] = setup.is_object() && setup.value("dram_limit", "none") != "none"
+				     ? guest.value("dram_limit_mb", guest["fast_mb"]) : json(nullptr);
 	if (run.is_null()) {
 		r["skipped"] = "no results from the guest";
 		return r;
@@ -111,6 +117,7 @@ json make_record(const std::string &c, const json &run, const json &setup)
 		r[k] = v;
 	r["rel_dram"] = nullptr;	// filled once dram's is known
 	r["fast_mb"] = run["steady"]["fast_mb_mean"];
+	r["dram_mb_used"] = r["fast_mb"];
 	r["fast_free_mb"] = run["steady"]["fast_free_mb_mean"];
 	r["ftaf_opt_same_dram"] = run["ftaf_opt_same_dram"];
 	r["initial_ftaf"] = run["initial"]["ftaf"];
@@ -198,10 +205,11 @@ std::vector<goal> check_goals(const std::vector<row> &rows, const json &guest, d
 						o1, b1, 100 * (o1 / b1 - 1), o2, b2),
 			      o1 > b1 && o2 > b2 });
 	};
-	for (const char *base : { "no-migration", "numab2", "numab2-budget", "damon" })
+	for (const char *base :
+	     { "no-migration", "numab2", "numab2-budget", "numab2-tuned", "damon", "damon-tuned" })
 		beats("cxltier", base);
 	// Process mode: the same policy for an ordinary process, against the kernel's tiering.
-	for (const char *base : { "numab2", "damon" })
+	for (const char *base : { "numab2", "numab2-tuned", "damon", "damon-tuned" })
 		beats("process", base);
 
 	double fast_mb = guest.value("fast_mb", 0.0);
@@ -292,7 +300,8 @@ int main(int argc, char **argv)
 {
 	std::string results, out_json, series_dir;
 	std::vector<std::string> configs{ "cxltier", "no-migration", "numab2", "numab2-budget",
-					  "damon", "process", "dram", "cxl" };
+					  "numab2-tuned", "damon", "damon-tuned", "process", "dram",
+					  "cxl" };
 	double wall = 0;
 	CLI::App app{ "Collect the guest benchmark's results (bench/guest/run-configs) into one "
 		      "JSON file, a table and plot series" };
@@ -319,7 +328,7 @@ int main(int argc, char **argv)
 			// What every run shares (all but backend and membind), from the first.
 			if (!guest.contains("workload") && run.is_object() && run.contains("workload"))
 				guest["workload"] = run["workload"];
-			rows.push_back({ c, make_record(c, run, load(dir / (c + ".setup.json"))) });
+			rows.push_back({ c, make_record(c, run, load(dir / (c + ".setup.json")), guest) });
 		}
 		double pp_window = guest.contains("workload")
 				   ? guest["workload"].value("pingpong_window_s", 0.0) : 0.0;

@@ -6,8 +6,9 @@
 // time: each op picks a page from a Zipf distribution over the working set (ranks
 // scattered over the pages by a seeded permutation, so the hot pages are not
 // neighbours) and reads --op-bytes of it.  At the end of every measuring interval it
-// pauses the ops and samples: where every page is (move_pages(2) for anonymous
-// memory, CXLTIER_IOC_PAGES for a region), hence the exact fast-tier access fraction
+// pauses the ops and samples: where every page is (move_pages(2) for every backend,
+// the same ruler for every row; a region's own CXLTIER_IOC_PAGES is only compared
+// with it), hence the exact fast-tier access fraction
 // (the sum of the probabilities of the pages on fast nodes), pages seen changing
 // tier, the CPU time of the tiering kernel threads (/proc/PID/schedstat), its own
 // system time, /proc/vmstat and, for a region, its STAT counters.  Prints one JSON
@@ -175,15 +176,30 @@ public:
 	virtual ~working_set() = default;
 	char *base() const { return base_; }
 	size_t pages() const { return pages_; }
-	// Each page's node, or a negative value when it has none (not present).
-	virtual void locate(std::vector<int> &nodes) = 0;
+	// Each page's node, or a negative value when it has none (not present): the
+	// kernel's own answer (move_pages(2) with no target) for every configuration,
+	// so that every row is measured with the same ruler.
+	virtual void locate(std::vector<int> &nodes)
+	{
+		nodes.assign(pages_, -1);
+		if (addrs_.empty()) {
+			addrs_.resize(pages_);
+			for (size_t i = 0; i < pages_; i++)
+				addrs_[i] = base_ + i * PAGE;
+		}
+		if (syscall(SYS_move_pages, 0, pages_, addrs_.data(), nullptr, nodes.data(), 0) < 0)
+			die(std::string("move_pages: ") + strerror(errno));
+	}
 	// Counters of the backend (region STAT), or null.
 	virtual json counters() { return nullptr; }
-	virtual std::string locator() const = 0;
+	std::string locator() const { return "move_pages"; }
 
 protected:
 	char *base_ = nullptr;
 	size_t pages_ = 0;
+
+private:
+	std::vector<void *> addrs_;
 };
 
 class anon_set : public working_set {
@@ -206,22 +222,8 @@ public:
 				    sizeof(mask) * 8, 0))
 				die("mbind(node " + std::to_string(membind) + "): " + strerror(errno));
 		}
-		addrs_.resize(pages);
-		for (size_t i = 0; i < pages; i++)
-			addrs_[i] = base_ + i * PAGE;
 	}
 	~anon_set() override { munmap(base_, pages_ * PAGE); }
-
-	void locate(std::vector<int> &nodes) override
-	{
-		nodes.assign(pages_, -1);
-		if (syscall(SYS_move_pages, 0, pages_, addrs_.data(), nullptr, nodes.data(), 0) < 0)
-			die(std::string("move_pages: ") + strerror(errno));
-	}
-	std::string locator() const override { return "move_pages"; }
-
-private:
-	std::vector<void *> addrs_;
 };
 
 class region_set : public working_set {
@@ -265,35 +267,33 @@ public:
 		close(dev_);
 	}
 
-	// CXLTIER_IOC_PAGES where the module has it; else move_pages(2), which sees the
-	// pages this process has mapped (all of them after the first touch, as long as
-	// nothing moves them: only a module without a migration daemon lacks PAGES).
+	// move_pages(2), as every row; the module's own answer (CXLTIER_IOC_PAGES) is
+	// only compared with it.  With the counters: the most pages in one sample on
+	// which the two disagree, and the most that move_pages(2) saw unmapped while
+	// the module had them (a page the daemon moved is mapped again at its next
+	// touch: the ruler counts it off the fast tier until then).
 	void locate(std::vector<int> &nodes) override
 	{
-		nodes.assign(pages_, -1);
-		if (use_ioctl_) {
-			cxltier_pages pg{};
+		working_set::locate(nodes);
+		if (!use_ioctl_)
+			return;
+		std::vector<int> own(pages_, -1);
+		cxltier_pages pg{};
 
-			pg.size = sizeof(pg);
-			pg.count = uint32_t(pages_);
-			pg.nodes = reinterpret_cast<uintptr_t>(nodes.data());
-			if (!ioctl(fd_, CXLTIER_IOC_PAGES, &pg))
-				return;
-			if (errno != ENOTTY && errno != EINVAL)
-				die(std::string("CXLTIER_IOC_PAGES: ") + strerror(errno));
+		pg.size = sizeof(pg);
+		pg.count = uint32_t(pages_);
+		pg.nodes = reinterpret_cast<uintptr_t>(own.data());
+		if (ioctl(fd_, CXLTIER_IOC_PAGES, &pg)) {
 			use_ioctl_ = false;
+			return;
 		}
-		if (addrs_.empty()) {
-			addrs_.resize(pages_);
-			for (size_t i = 0; i < pages_; i++)
-				addrs_[i] = base_ + i * PAGE;
+		uint64_t differ = 0, unmapped = 0;
+		for (size_t i = 0; i < pages_; i++) {
+			differ += nodes[i] >= 0 && own[i] >= 0 && nodes[i] != own[i];
+			unmapped += nodes[i] < 0 && own[i] >= 0;
 		}
-		if (syscall(SYS_move_pages, 0, pages_, addrs_.data(), nullptr, nodes.data(), 0) < 0)
-			die(std::string("move_pages: ") + strerror(errno));
-	}
-	std::string locator() const override
-	{
-		return use_ioctl_ ? "CXLTIER_IOC_PAGES" : "move_pages";
+		disagree_ = std::max(disagree_, differ);
+		unmapped_ = std::max(unmapped_, unmapped);
 	}
 
 	json counters() override
@@ -307,14 +307,16 @@ public:
 			     { "promoted", st.promoted }, { "demoted", st.demoted },
 			     { "pingpong", st.pingpong }, { "skipped_pinned", st.skipped_pinned },
 			     { "failed", st.failed }, { "moved_bytes", st.moved_bytes },
-			     { "sampled", st.sampled }, { "accessed", st.accessed } };
+			     { "sampled", st.sampled }, { "accessed", st.accessed },
+			     { "ioc_pages_disagree", disagree_ },
+			     { "ioc_pages_unmapped", unmapped_ } };
 	}
 
 private:
 	std::string name_;
 	int dev_ = -1, fd_ = -1;
 	bool use_ioctl_ = true;
-	std::vector<void *> addrs_;
+	uint64_t disagree_ = 0, unmapped_ = 0;
 };
 
 // --- what the tiering machinery costs and does ---------------------------------------
