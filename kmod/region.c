@@ -719,11 +719,14 @@ int cxlt_region_open(struct cxltier_open *args, struct cxlt_region **rp)
  * The name and id go at once; the memory when the last file and mapping go.
  *
  * Context: process context; takes cxlt_regions.lock; may free the region's memory.
- * Return: 0; -ENOENT no such region; -EPERM not the owner.
+ * Return: 0; -ENOENT no such region; -EPERM not the owner; -ETIMEDOUT (or -EIO)
+ * a persistent region's entry was not freed: it is not destroyed, and is listed
+ * again when its shared pool attaches again.
  */
 int cxlt_region_destroy(const struct cxltier_destroy *args)
 {
 	struct cxlt_region *r;
+	int rc;
 
 	scoped_guard(mutex, &cxlt_regions.lock) {
 		r = cxlt_region_find(args->flags & CXLTIER_BY_ID, args->id, args->name);
@@ -742,9 +745,18 @@ int cxlt_region_destroy(const struct cxltier_destroy *args)
 	}
 
 	/* The table's reference keeps @r until the put below. */
-	if (r->pool && r->store->destroy(r))
+	rc = r->pool ? r->store->destroy(r) : 0;
+	if (rc == -ENODEV) {
 		pr_info("region %s: its pool %s is lost; it is forgotten here, and comes back with its pool\n",
 			r->name, r->store->pool_name(r));
+	} else if (rc) {
+		/*
+		 * Nothing was freed on the device (a shared pool's lease lapsed: the
+		 * pool attaches again and lists the region again): not destroyed.
+		 */
+		cxlt_region_put(r);
+		return rc;
+	}
 	pr_debug("region %s: destroyed, %d files and %d mappings left\n", r->name,
 		 atomic_read(&r->nr_files), atomic_read(&r->nr_maps));
 	cxlt_region_put(r);	/* the name table's reference */
