@@ -32,13 +32,16 @@
  *     offlining fails (a page that cannot move within offline_timeout_s, or a
  *     poisoned page still held: see tier.c), the free pages of the failed
  *     positions go through memory_failure() instead, and "tier remove" takes
- *     the memory offline later.
+ *     the memory offline later.  Tiers whose every position failed go first:
+ *     nothing on them moves, so their free pages are gone at once, not after
+ *     an interleaved tier's pages moved.
  *
  * A fenced blade stays fenced until it is restored (drain.c), which needs every
  * tier with memory on it removed first.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
 #include <linux/cxltier.h>
 #include <linux/ktime.h>
 #include <linux/memory_hotplug.h>
@@ -68,7 +71,7 @@ MODULE_PARM_DESC(fence,
 
 static struct {
 	struct mutex lock;	/* one fence scan at a time; @offline */
-	/* Tiers whose memory step 4 takes offline; a name once. */
+	/* Tiers whose memory step 4 takes offline, in fence order; a name once. */
 	int nr_offline;
 	char offline[CXLT_FENCE_MAX_TIERS][CXLT_NAME_LEN];
 	struct work_struct offline_work;
@@ -164,6 +167,31 @@ static u64 cxlt_fence_ram(const struct cxlt_fence_range *fr, bool free)
 	return n;
 }
 
+/*
+ * Take the next queued tier off the queue into @name: first one whose every
+ * interleave position failed (no page on it can move, so its offline is quick),
+ * then the others in order.  An interleaved tier moves the pages of its healthy
+ * positions first, which can take up to offline_timeout_s; a failed blade's own
+ * tier must not wait behind it with its free pages still handed out.
+ */
+static void cxlt_fence_next_offline(char *name)
+{
+	struct cxlt_fence_range fr;
+	int k, n = cxlt_fence.nr_offline;
+
+	lockdep_assert_held(&cxlt_fence.lock);
+	for (k = 0; k < n; k++)
+		if (!cxlt_tier_fenced_range(cxlt_fence.offline[k], &fr) &&
+		    hweight_long(fr.pos) >= fr.ways)
+			break;
+	if (k == n)
+		k = 0;
+	strscpy(name, cxlt_fence.offline[k], CXLT_NAME_LEN);
+	memmove(cxlt_fence.offline[k], cxlt_fence.offline[k + 1],
+		(n - k - 1) * sizeof(cxlt_fence.offline[0]));
+	cxlt_fence.nr_offline--;
+}
+
 /* Step 4 of DOC: fencing, for the tiers queued by cxlt_fence_scan(). */
 static void cxlt_fence_offline_workfn(struct work_struct *work)
 {
@@ -175,8 +203,7 @@ static void cxlt_fence_offline_workfn(struct work_struct *work)
 		scoped_guard(mutex, &cxlt_fence.lock) {
 			if (!cxlt_fence.nr_offline)
 				return;
-			strscpy(name, cxlt_fence.offline[--cxlt_fence.nr_offline],
-				sizeof(name));
+			cxlt_fence_next_offline(name);
 		}
 		if (!cxlt_tier_take_offline(name))
 			continue;

@@ -36,6 +36,7 @@
 #include <linux/completion.h>
 #include <linux/ioport.h>
 #include <linux/kthread.h>
+#include <linux/ktime.h>
 #include <linux/memory.h>
 #include <linux/memory-tiers.h>
 #include <linux/memory_hotplug.h>
@@ -752,6 +753,8 @@ int cxlt_tier_take_offline(const char *name)
 	struct cxlt_tier *tier;
 	int rc;
 
+	ktime_t t0 = ktime_get();
+
 	guard(mutex)(&cxlt_tiers.lock);
 	tier = cxlt_find_tier_by_name(name);
 	if (!tier || tier->offline)
@@ -759,8 +762,8 @@ int cxlt_tier_take_offline(const char *name)
 	rc = cxlt_tier_unplug(tier);
 	if (!rc) {
 		tier->offline = true;
-		pr_info("tier %s: fenced, its memory is offline; remove the tier when done\n",
-			name);
+		pr_info("tier %s: fenced, its memory is offline (%lld ms); remove the tier when done\n",
+			name, ktime_ms_delta(ktime_get(), t0));
 	}
 	return rc;
 }

@@ -32,13 +32,14 @@ pass=0 fail=0 skip=0 tfail=0 takeovers=()
 
 for ((t = 1; t <= trials; t++)); do
 	share=$work/share
-	rm -f "$share"/a.attached "$share"/a.started "$share"/a.killed
+	rm -f "$share"/a.attached "$share"/a.started "$share"/a.killed "$work/a.pid"
 	t0=$SECONDS
-	"$RUN" --topology shared --timeout 900 --share "$share" --pidfile "$work/a.pid" \
+	# 25-40 s a trial: 400 s is a 10x margin.
+	"$RUN" --topology shared --timeout 400 --share "$share" --pidfile "$work/a.pid" \
 		--modparams "pool_lease_ms=$lease" --env CXLT_HOST=0 -- sh ./kill_guest.sh A "$t" \
 		>"$work/A.log" 2>&1 </dev/null &
 	apid=$!
-	"$RUN" --topology shared --timeout 900 --share "$share" \
+	"$RUN" --topology shared --timeout 400 --share "$share" \
 		--modparams "pool_lease_ms=$lease" --env CXLT_HOST=1 -- sh ./kill_guest.sh B "$t" \
 		>"$work/B.log" 2>&1 </dev/null &
 	bpid=$!
@@ -56,6 +57,8 @@ for ((t = 1; t <= trials; t++)); do
 	else
 		echo "# trial $t: A never started (see its log below)"
 		sed 's/^/# [A] /' "$work/A.log" | tail -n 20
+		# A hung boot would hold the trial until its timeout: end it now.
+		q=$(qemu_of "$work/a.pid") && kill -9 "$q"
 		touch "$share/a.killed"
 	fi
 	wait "$apid" 2>/dev/null
@@ -74,7 +77,7 @@ for ((t = 1; t <= trials; t++)); do
 		echo "trial $t: ok ($((SECONDS - t0)) s; B's first create after A's death: ${take:-?} ms; $(grep -c . "$share/a.log" 2>/dev/null) log lines)"
 	else
 		tfail=$((tfail + 1))
-		echo "trial $t: FAILED (B exit $brc)"
+		echo "trial $t: FAILED ($((SECONDS - t0)) s; B exit $brc; $(why_failed "$work/B.log" "$work/A.log"))"
 		sed 's/^/# [B] /' "$work/B.log" | tail -n 40
 	fi
 done

@@ -26,12 +26,6 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 loop_args pause_test 10 "$@"
 work=$(mktemp -d)
 apid='' bpid=''
-# qemu_of PIDFILE: the QEMU process it names, if it still runs.
-qemu_of() {
-	local q
-	q=$(cat "$1" 2>/dev/null) || return 1
-	[ -n "$q" ] && grep -q qemu "/proc/$q/comm" 2>/dev/null && echo "$q"
-}
 cleanup() {
 	local q f
 	# A stopped QEMU would keep a SIGTERM pending: continue it, then end it.
@@ -66,7 +60,7 @@ for ((t = 1; t <= trials; t++)); do
 	mkdir -p "$share"
 	cp "$ROOT/tests/pool/pause_guest.sh" "$ROOT/tests/pool/guest_lib.sh" "$share/"
 	t0=$SECONDS
-	# About 1-2 min a trial: 900 s is a 10x margin.
+	# 40-90 s a trial: 900 s is a 10x margin.
 	"$RUN" --topology shared --timeout 900 --share "$share" --pidfile "$work/a.pid" \
 		--qmp "$work/a.qmp" --modparams "pool_lease_ms=$lease" --env CXLT_HOST=0 -- sh ./pause_guest.sh A "$t" \
 		>"$work/A.log" 2>&1 </dev/null &
@@ -128,6 +122,8 @@ for ((t = 1; t <= trials; t++)); do
 	else
 		how="A never started"
 		echo "# trial $t: A never started (see its log below)"
+		# A hung boot would hold the trial until its timeout: end it now.
+		q=$(qemu_of "$work/a.pid") && kill -9 "$q"
 		touch "$share/a.stopped" "$share/a.resumed"
 	fi
 	wait "$apid"
@@ -150,7 +146,7 @@ for ((t = 1; t <= trials; t++)); do
 		echo "trial $t: ok ($((SECONDS - t0)) s; $how; ${lapse:-?})"
 	else
 		tfail=$((tfail + 1))
-		echo "trial $t: FAILED ($((SECONDS - t0)) s; $how; ${lapse:-?}; A exit $arc, B exit $brc)"
+		echo "trial $t: FAILED ($((SECONDS - t0)) s; $how; ${lapse:-?}; A exit $arc, B exit $brc; $(why_failed "$work/A.log" "$work/B.log"))"
 		for r in A B; do
 			grep -E '^not ok |^Bail out|^# |qemu/run' "$work/$r.log" | head -n 60 | sed "s/^/# [$r] /"
 		done
