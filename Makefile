@@ -127,7 +127,8 @@ pool-pause-test: all guest
 poolcore-mutate: userspace
 	@tests/poolcore/mutate.sh $(BUILD)
 
-# The lease model with three hosts: bitstate search (make check runs two hosts exhaustively).
+# The lease model with three hosts: bitstate search to its end (make check runs two hosts
+# exhaustively, three for 60 s a configuration: lease_model_3hosts).
 model-3hosts:
 	@CXLT_MODEL_SET=hosts3 tests/model/run.sh
 
