@@ -14,6 +14,10 @@
 #   make bench-ckpt   the checkpoint benchmark: one boot of the persist topology, commit
 #                     and restore of a 64 MiB state against a file written with msync
 #                     (bench/out/ckpt.json; bench/run-ckpt)
+#   make install      install the module (lib/modules/KVER/updates, then depmod), the
+#                     tools, the library with its headers, pkg-config and CMake files,
+#                     the systemd unit and the udev rule; PREFIX (default /usr/local)
+#                     and DESTDIR as usual, KDIR/KVER for the kernel
 #   make sparse       module build with sparse (C=2)
 #   make checkpatch   kernel style check of kmod/ and include/
 #   make debug-kernel build the checker guest kernel (KASAN, KFENCE, lockdep, ...)
@@ -48,7 +52,7 @@ KMAKE  = $(MAKE) $(KJOBS) -C $(KDIR) M=$(ROOT) W=1
 
 .PHONY: all module userspace selftests sparse checkpatch check demo bench-sim bench setup \
 	guest clean debug-kernel debug-module debug-guest check-debug guest-tools crash-test pool-kill-test \
-	pool-pause-test poolcore-mutate model-3hosts bench-ckpt
+	pool-pause-test poolcore-mutate model-3hosts bench-ckpt install
 
 all: module userspace selftests
 
@@ -71,6 +75,16 @@ userspace: setup
 
 selftests: setup userspace
 	$(MAKE) -C selftests O=$(BUILD)/selftests
+
+# Installed as a distribution would: the module under updates/ (it overrides nothing
+# in-tree), depmod run on the tree it went into (Debian's header packages have no
+# System.map, so Kbuild's modules_install skips depmod).
+PREFIX ?= /usr/local
+install: module userspace
+	$(MAKE) -C $(KDIR) M=$(ROOT) modules_install INSTALL_MOD_PATH=$(DESTDIR) \
+		INSTALL_MOD_DIR=updates KERNELRELEASE=$(KVER)
+	depmod -b "$(if $(DESTDIR),$(DESTDIR),/)" $(KVER)
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
 
 # The guest image: busybox, the kernel's CXL/DAX modules, our module, tools and selftests.
 guest: all
