@@ -18,6 +18,9 @@
 #                     tools, the library with its headers, pkg-config and CMake files,
 #                     the systemd unit and the udev rule; PREFIX (default /usr/local)
 #                     and DESTDIR as usual, KDIR/KVER for the kernel
+#   make dkms-install the module's sources into $(DESTDIR)/usr/src/cxltier-VERSION, then
+#                     (without DESTDIR) dkms add, build and install for KVER (default:
+#                     the running kernel); DKMS rebuilds it for every kernel installed
 #   make sparse       module build with sparse (C=2)
 #   make checkpatch   kernel style check of kmod/ and include/
 #   make debug-kernel build the checker guest kernel (KASAN, KFENCE, lockdep, ...)
@@ -52,7 +55,7 @@ KMAKE  = $(MAKE) $(KJOBS) -C $(KDIR) M=$(ROOT) W=1
 
 .PHONY: all module userspace selftests sparse checkpatch check demo bench-sim bench setup \
 	guest clean debug-kernel debug-module debug-guest check-debug guest-tools crash-test pool-kill-test \
-	pool-pause-test poolcore-mutate model-3hosts bench-ckpt install
+	pool-pause-test poolcore-mutate model-3hosts bench-ckpt install dkms-src dkms-install
 
 all: module userspace selftests
 
@@ -85,6 +88,22 @@ install: module userspace
 		INSTALL_MOD_DIR=updates KERNELRELEASE=$(KVER)
 	depmod -b "$(if $(DESTDIR),$(DESTDIR),/)" $(KVER)
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
+
+# DKMS: dkms.conf and the sources Kbuild needs (no objects), in DKMS_SRC.
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(ROOT)/dkms.conf)
+DKMS_SRC ?= $(DESTDIR)/usr/src/cxltier-$(DKMS_VERSION)
+dkms-src:
+	@rm -rf "$(DKMS_SRC)" && mkdir -p "$(DKMS_SRC)"
+	@find Kbuild dkms.conf kmod include \( -name '*.[ch]' -o -name Kbuild -o -name dkms.conf \) \
+		-type f | cpio -pdm --quiet "$(DKMS_SRC)"
+	@echo "dkms: sources in $(DKMS_SRC)"
+DKMS_KVER ?= $(shell uname -r)
+dkms-install: dkms-src
+ifeq ($(DESTDIR),)
+	dkms add -m cxltier -v $(DKMS_VERSION)
+	dkms build -m cxltier -v $(DKMS_VERSION) -k $(DKMS_KVER)
+	dkms install -m cxltier -v $(DKMS_VERSION) -k $(DKMS_KVER)
+endif
 
 # The guest image: busybox, the kernel's CXL/DAX modules, our module, tools and selftests.
 guest: all
