@@ -188,6 +188,72 @@ TEST_F(CxltierctlTest, EmptyTreeListsNothingAndSucceeds)
 		    AllOf(HasSubstr("No blades found."), HasSubstr("No CXL regions found.")));
 }
 
+// The subcommands a help text lists ("Subcommands:", then "  name   description").
+std::vector<std::string> subcommands_of(const std::string &help)
+{
+	std::vector<std::string> names;
+	std::istringstream in(help);
+	std::string line;
+	bool in_list = false;
+	while (std::getline(in, line)) {
+		if (line.rfind("Subcommands:", 0) == 0 || line.rfind("SUBCOMMANDS:", 0) == 0) {
+			in_list = true;
+			continue;
+		}
+		if (!in_list)
+			continue;
+		if (line.rfind("  ", 0) != 0 || line.size() < 3 || line[2] == ' ') {
+			if (line.empty() || line[0] != ' ')
+				in_list = false;
+			continue;
+		}
+		names.push_back(line.substr(2, line.find(' ', 2) - 2));
+	}
+	return names;
+}
+
+// Every command that prints JSON takes -j as well as --json (as ndctl's do): walks
+// every command's help, so a new command cannot leave it out.
+TEST_F(CxltierctlTest, EveryJsonFlagHasMinusJ)
+{
+	std::vector<std::vector<std::string>> todo{{}};
+	int with_json = 0, seen = 0;
+	while (!todo.empty()) {
+		auto path = todo.back();
+		todo.pop_back();
+		auto args = path;
+		args.push_back("--help");
+		run_result r = run(args, sysfs.root());
+		ASSERT_EQ(r.status, 0) << r.err;
+		seen++;
+		std::string where = "cxltierctl";
+		for (const auto &a : path)
+			where += " " + a;
+		if (r.out.find("--json") != std::string::npos) {
+			with_json++;
+			EXPECT_THAT(r.out, HasSubstr("-j,--json")) << where;
+		}
+		for (const auto &sub : subcommands_of(r.out)) {
+			auto next = path;
+			next.push_back(sub);
+			todo.push_back(next);
+		}
+	}
+	EXPECT_LT(40, seen) << "the walk found too few commands: the help format changed?";
+	EXPECT_LT(10, with_json);
+}
+
+TEST_F(CxltierctlTest, MinusJIsJson)
+{
+	sysfs.add_pool4();
+	for (auto cmd : std::vector<std::vector<std::string>>{{"list"}, {"blade", "list"}, {"tier", "list"}}) {
+		auto a = cmd, b = cmd;
+		a.push_back("-j");
+		b.push_back("--json");
+		EXPECT_EQ(run_ok(a, sysfs.root()), run_ok(b, sysfs.root())) << cmd[0];
+	}
+}
+
 // Without the module every list command says how to load it, in one line, exit 1.
 TEST_F(CxltierctlTest, ModuleNotLoadedSaysHowToLoadIt)
 {

@@ -418,7 +418,7 @@ void add_blade_command(CLI::App &app, action &run)
 	auto *list = noun->add_subcommand("list",
 					  "List blades with their state and fenced and drained pages");
 	auto json_out = std::make_shared<bool>(false);
-	list->add_flag("--json", *json_out, "Print JSON instead of a table");
+	list->add_flag("-j,--json", *json_out, "Print JSON instead of a table");
 	list->callback([&run, json_out] { run = [json_out] { blade_list(*json_out); }; });
 
 	auto *fence = noun->add_subcommand(

@@ -217,7 +217,7 @@ void add_checkpoint_command(CLI::App &app, action &run)
 		auto names = std::make_shared<std::vector<std::string>>();
 		auto json_out = std::make_shared<bool>(false);
 		cmd->add_option("NAME", *names, "Checkpoints (default: all)");
-		cmd->add_flag("--json", *json_out, "Print JSON instead of a table");
+		cmd->add_flag("-j,--json", *json_out, "Print JSON instead of a table");
 		cmd->callback([&run, names, json_out, verify] {
 			run = [names, json_out, verify] { ckpt_show(*names, verify, *json_out); };
 		});

@@ -93,7 +93,7 @@ void add_cxl_region_command(CLI::App &app, action &run)
 
 	auto *list = noun->add_subcommand("list", "List CXL regions");
 	auto json_out = std::make_shared<bool>(false);
-	list->add_flag("--json", *json_out, "Print JSON instead of a table");
+	list->add_flag("-j,--json", *json_out, "Print JSON instead of a table");
 	list->callback([&run, json_out] { run = [json_out] { cxl_region_list(*json_out); }; });
 }
 

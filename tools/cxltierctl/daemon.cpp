@@ -149,7 +149,7 @@ void add_daemon_command(CLI::App &app, action &run)
 	auto *noun = app.add_subcommand("daemon", "Show or set the migration daemon's tunables");
 	noun->require_subcommand(0, 1);
 	auto json_out = std::make_shared<bool>(false);
-	noun->add_flag("--json", *json_out, "Print JSON instead of a table");
+	noun->add_flag("-j,--json", *json_out, "Print JSON instead of a table");
 
 	auto *set = noun->add_subcommand(
 		"set", "Set tunables, all or none (needs root): daemon set period_ms=500 budget_mbps=32");

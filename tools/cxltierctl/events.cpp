@@ -278,7 +278,7 @@ void add_events_command(CLI::App &app, action &run)
 		"events", "The module's event log: fences, pages fenced and replaced, poison, drains");
 	auto o = std::make_shared<events_options>();
 	cmd->add_flag("--follow,-f", o->follow, "Print records as they come, until interrupted");
-	cmd->add_flag("--json", o->json_out,
+	cmd->add_flag("-j,--json", o->json_out,
 		      "Print JSON: one object, or with --follow one object per record and line");
 	cmd->add_option("--since", o->since, "Start at record SEQ (default: the oldest kept)");
 	cmd->callback([&run, o] { run = [o] { events(*o); }; });

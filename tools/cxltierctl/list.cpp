@@ -32,7 +32,7 @@ void add_list_command(CLI::App &app, action &run)
 {
 	auto *list = app.add_subcommand("list", "List blades, CXL regions and tiers");
 	auto json_out = std::make_shared<bool>(false);
-	list->add_flag("--json", *json_out, "Print one JSON object instead of tables");
+	list->add_flag("-j,--json", *json_out, "Print one JSON object instead of tables");
 	list->callback([&run, json_out] { run = [json_out] { list_all(*json_out); }; });
 }
 

@@ -504,7 +504,7 @@ void add_managed_command(CLI::App &app, action &run)
 		"managed", "List the processes and cgroups in process mode, with what cxltier-procd "
 			   "did with them");
 	auto json_out = std::make_shared<bool>(false);
-	cmd->add_flag("--json", *json_out, "Print JSON instead of a table");
+	cmd->add_flag("-j,--json", *json_out, "Print JSON instead of a table");
 	cmd->callback([&run, json_out] { run = [json_out] { managed(*json_out); }; });
 }
 

@@ -375,14 +375,14 @@ void add_pool_command(CLI::App &app, action &run)
 
 	auto *list = noun->add_subcommand("list", "List pools: state, space, sharing, blades");
 	auto list_json = std::make_shared<bool>(false);
-	list->add_flag("--json", *list_json, "Print JSON instead of a table");
+	list->add_flag("-j,--json", *list_json, "Print JSON instead of a table");
 	list->callback([&run, list_json] { run = [list_json] { pool_list(*list_json); }; });
 
 	auto *stat = noun->add_subcommand("stat", "Show a pool with its hosts and region table");
 	auto stat_name = std::make_shared<std::string>();
 	auto stat_json = std::make_shared<bool>(false);
 	stat->add_option("POOL", *stat_name, "The pool's CXL region (regionN)")->required();
-	stat->add_flag("--json", *stat_json, "Print JSON instead of text");
+	stat->add_flag("-j,--json", *stat_json, "Print JSON instead of text");
 	stat->callback([&run, stat_name, stat_json] {
 		run = [stat_name, stat_json] { pool_stat(*stat_name, *stat_json); };
 	});
@@ -419,7 +419,7 @@ void add_pool_command(CLI::App &app, action &run)
 	auto check_json = std::make_shared<bool>(false);
 	check->add_option("POOL", *check_name, "The pool (regionN)")->required();
 	check->add_flag("--repair", *repair, "Mend what can be mended without losing a region");
-	check->add_flag("--json", *check_json, "Print JSON instead of text");
+	check->add_flag("-j,--json", *check_json, "Print JSON instead of text");
 	check->callback([&run, check_name, repair, check_json] {
 		run = [check_name, repair, check_json] {
 			pool_check(*check_name, *repair, *check_json);

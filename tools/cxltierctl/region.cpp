@@ -508,14 +508,14 @@ void add_region_command(CLI::App &app, action &run)
 
 	auto *list = noun->add_subcommand("list", "List regions with their placement");
 	auto list_json = std::make_shared<bool>(false);
-	list->add_flag("--json", *list_json, "Print JSON instead of a table");
+	list->add_flag("-j,--json", *list_json, "Print JSON instead of a table");
 	list->callback([&run, list_json] { run = [list_json] { region_list(*list_json); }; });
 
 	auto *stat = noun->add_subcommand("stat", "Where a region's pages live, per node and per blade");
 	auto stat_name = std::make_shared<std::string>();
 	auto stat_json = std::make_shared<bool>(false);
 	stat->add_option("NAME", *stat_name, "Region name")->required();
-	stat->add_flag("--json", *stat_json, "Print JSON instead of text");
+	stat->add_flag("-j,--json", *stat_json, "Print JSON instead of text");
 	stat->callback([&run, stat_name, stat_json] {
 		run = [stat_name, stat_json] { region_stat(*stat_name, *stat_json); };
 	});

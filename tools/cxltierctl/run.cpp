@@ -718,7 +718,7 @@ void add_run_command(CLI::App &app, action &run)
 	cmd->add_option("--policy", o->policy,
 			"preferred (DRAM first, default), interleave or weighted (by bandwidth)")
 		->check(CLI::IsMember({"preferred", "interleave", "weighted"}));
-	cmd->add_flag("--json", o->json_out, "Print the plan and the report as JSON, after the job");
+	cmd->add_flag("-j,--json", o->json_out, "Print the plan and the report as JSON, after the job");
 	cmd->add_flag("--dry-run", o->dry_run, "Print the plan and stop");
 	cmd->add_option("-o,--output", o->output, "Write the plan and the report to FILE");
 	cmd->add_flag("--manage", o->manage,

@@ -210,7 +210,7 @@ void add_stats_command(CLI::App &app, action &run)
 	auto *cmd = app.add_subcommand(
 		"stats", "Migration counters: the daemon's, per tier and per region, and page heat");
 	auto json_out = std::make_shared<bool>(false);
-	cmd->add_flag("--json", *json_out, "Print one JSON object instead of tables");
+	cmd->add_flag("-j,--json", *json_out, "Print one JSON object instead of tables");
 	cmd->callback([&run, json_out] { run = [json_out] { stats(*json_out); }; });
 }
 

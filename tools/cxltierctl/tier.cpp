@@ -384,13 +384,13 @@ void add_tier_command(CLI::App &app, action &run)
 
 	auto *list = noun->add_subcommand("list", "List tiers with their nodes and memory tiers");
 	auto json_out = std::make_shared<bool>(false);
-	list->add_flag("--json", *json_out, "Print JSON instead of a table");
+	list->add_flag("-j,--json", *json_out, "Print JSON instead of a table");
 	list->callback([&run, json_out] { run = [json_out] { tier_list(*json_out); }; });
 
 	auto *weights = noun->add_subcommand(
 		"weights", "Weighted-interleave weights for the memory nodes from their read bandwidth");
 	auto wo = std::make_shared<weights_options>();
-	weights->add_flag("--json", wo->json_out, "Print JSON instead of a table");
+	weights->add_flag("-j,--json", wo->json_out, "Print JSON instead of a table");
 	weights->add_flag("--set", wo->set,
 			  "Write the weights to /sys/kernel/mm/mempolicy/weighted_interleave (needs root)");
 	weights->add_flag("--measure", wo->measure,
