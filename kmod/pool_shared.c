@@ -71,6 +71,17 @@ module_param(pool_grace_ms, uint, 0644);
 MODULE_PARM_DESC(pool_grace_ms,
 		 "Grace of shared pools formatted on this host, stored on the device (0: half the lease; at most the lease)");
 
+/*
+ * For tests: the heartbeats of this host's shared pools stop (no renewal, no
+ * maintenance, so no re-attach) while set, as on a host whose heartbeat worker is
+ * starved; its lease lapses by its own clock after pool_lease_ms and the others judge
+ * it expired.  Cleared, the next heartbeat finds the lease lapsed and attaches again.
+ */
+static bool pool_test_hold_heartbeat;
+module_param(pool_test_hold_heartbeat, bool, 0600);
+MODULE_PARM_DESC(pool_test_hold_heartbeat,
+		 "For tests: hold the heartbeat of every shared pool, so that this host's lease lapses (default off)");
+
 unsigned int cxlt_shared_default_host(void)
 {
 	return READ_ONCE(host_id);
@@ -687,6 +698,8 @@ static void cxlt_shared_hb(struct work_struct *work)
 	u32 j, n = pool->pc.entries;
 	bool maint = false;
 
+	if (READ_ONCE(pool_test_hold_heartbeat))
+		goto again;
 	if (!cxlt_sh_io_begin(pool))
 		return;
 	if (cxlt_pc_heartbeat(&pool->pc))
@@ -704,6 +717,7 @@ static void cxlt_shared_hb(struct work_struct *work)
 
 	if (maint)
 		queue_work(system_unbound_wq, &pool->maint_work);
+again:
 	if (cxlt_pool_usable(pool))
 		queue_delayed_work(system_unbound_wq, &pool->hb_work, cxlt_hb_period(pool));
 }

@@ -126,6 +126,61 @@ else
 	nok "cxltierctl pool check $shared: $out"
 fi
 cxltierctl pool stat "$shared" | sed 's/^/# /'
+# A's lease lapses (its heartbeat held: pool_test_hold_heartbeat) with a region of
+# its own in the pool: a destroy then frees nothing and must fail with ETIMEDOUT (it
+# returned 0, and the region came back when A attached again); B judges A expired;
+# released, A attaches again by itself, the region is still there on both hosts, and
+# a destroy now works.
+HOLD=/sys/module/cxltier/parameters/pool_test_hold_heartbeat
+lease_s=$((($(cat $P/pools/$shared/lease_ms 2>/dev/null || echo 10000) + 999) / 1000))
+if [ "$CXLT_HOST" = 0 ]; then
+	if cxltierctl region create --persistent --pool "$shared" lapse-x 2M >/dev/null 2>&1; then
+		echo 1 >$HOLD
+		touch a.held
+		sleep $((lease_s + 2))
+		out=$(cxltierctl region destroy lapse-x 2>&1)
+		rc=$?
+		case $rc:$out in
+		0:*) nok "A's destroy after its lease lapsed returned 0 (it frees nothing then)" ;;
+		*[Tt]imed\ out*) ok "A's destroy after its lease lapsed fails with ETIMEDOUT: $out" ;;
+		*) nok "A's destroy after its lease lapsed: exit $rc: $out" ;;
+		esac
+		wait_for b.saw_expired 120 || echo "# B did not see A expired"
+		echo 0 >$HOLD
+		i=0
+		until grep -q "^$id live " $P/pools/$shared/hosts && [ "$(cat $P/pools/$shared/state)" = online ]; do
+			sleep 0.2; i=$((i + 1))
+			[ $i -lt $((300 * ${CXLT_TIMEOUT_SCALE:-1})) ] || break
+		done
+		grep -q "^$id live " $P/pools/$shared/hosts && ok "A attaches again by itself once its heartbeat runs ($((i / 5)) s)" ||
+			nok "A's record after the heartbeat runs again: $(grep "^$id " $P/pools/$shared/hosts)"
+		awk '$3 == "lapse-x" && $2 == "used" { f = 1 } END { exit !f }' $P/pools/$shared/table &&
+			ok "lapse-x is still in A's table" || nok "lapse-x is gone from A's table after the failed destroy"
+		touch a.reattached
+		wait_for b.checked_lapse 120 || echo "# B did not check lapse-x"
+		out=$(cxltierctl region destroy lapse-x 2>&1) && ok "A destroys lapse-x after it attached again" ||
+			nok "A destroys lapse-x after it attached again: $out"
+	else
+		echo 0 >$HOLD
+		nok "A creates lapse-x"
+	fi
+	touch a.lapse_done
+else
+	wait_for a.held 300 || echo "# A did not hold its heartbeat"
+	i=0
+	until grep -q '^1 expired' $P/pools/$shared/hosts; do
+		sleep 0.2; i=$((i + 1))
+		[ $i -lt $((300 * ${CXLT_TIMEOUT_SCALE:-1})) ] || break
+	done
+	grep -q '^1 expired' $P/pools/$shared/hosts && ok "B judges A expired while A's heartbeat is held" ||
+		nok "B's view of A while A's heartbeat is held: $(grep '^1 ' $P/pools/$shared/hosts)"
+	touch b.saw_expired
+	wait_for a.reattached 300 || echo "# A did not attach again"
+	awk '$3 == "lapse-x" && $2 == "used" { f = 1 } END { exit !f }' $P/pools/$shared/table &&
+		ok "B sees lapse-x after A's failed destroy" || nok "lapse-x is not in B's table"
+	touch b.checked_lapse
+	wait_for a.lapse_done 300
+fi
 # A fences the shared blade; B's heartbeat sees it on the device and fences its own
 # memdev of that serial: its pool is lost there too.
 smem=

@@ -29,7 +29,8 @@ for src in "$ROOT"/kmod/poolcore/*.c; do
 		objs=()
 		ok=1
 		for c in "$work"/m/*.c; do
-			$CC -std=gnu11 "${flags[@]}" -c "$c" -o "$c.o" 2>"$work/cc.log" || { ok=0; break; }
+			# A check removed at its only call leaves the function unused: not an error.
+			$CC -std=gnu11 "${flags[@]}" -Wno-unused-function -c "$c" -o "$c.o" 2>"$work/cc.log" || { ok=0; break; }
 			objs+=("$c.o")
 		done
 		if [ $ok = 0 ] || ! $CXX -o "$work/t" "$work/test.o" "$work/sim.o" "${objs[@]}" \

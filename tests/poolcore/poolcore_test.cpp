@@ -758,9 +758,13 @@ TEST(PoolCoreLease, ALapsedHostWritesNothing)
 	pass(dev, lease, { &b });
 	EXPECT_EQ(cxlt_pc_open(&a.h.pc, idx, a.ents[idx].uuid, a.ents[idx].offset,
 			       a.ents[idx].alloc), -ETIMEDOUT);
+	// Nor does a create's reservation of a free entry's space set its bit.
+	const uint32_t spare = idx + 1;
+	EXPECT_EQ(cxlt_pc_reserve(&a.h.pc, spare, true), -ETIMEDOUT);
 	Table t = read_table(dev);
 	Node c(dev, 60);
 	EXPECT_FALSE(cxlt_pc_held(&c.h.pc, idx)) << "a lapsed host set an open bit";
+	EXPECT_FALSE(cxlt_pc_held(&c.h.pc, spare)) << "a lapsed host reserved a free entry";
 	EXPECT_EQ(cxlt_pc_lock(&a.h.pc), -ETIMEDOUT);
 	EXPECT_EQ(cxlt_pc_fence_note(&a.h.pc, 7), -ETIMEDOUT);
 	// B is not held up by a ticket of A's: it takes the lock at once.
@@ -896,10 +900,15 @@ TEST(PoolCoreCoherence, CloseWritesBackBeforeTheBitGoes)
 // A pool of one host: a new region's zeroes are on the device before its entry.
 TEST(PoolCoreCrash, ZeroesBeforeTheEntry)
 {
-	for (long k = 1; k <= 40; k++) {
+	// Every crash point, each with several seeds: at a crash each unflushed line
+	// lands or not, so one seed may land everything.
+	for (long trial = 0; trial < 16 * 12; trial++) {
+		const long k = trial / 16 + 1;
 		sim::Device dev(data_off + data_size);
 		format(dev);
-		Node a(dev, 1, static_cast<uint32_t>(k));
+		// The space's old contents: what must never show in a region listed USED.
+		std::fill(dev.mem.begin() + data_off, dev.mem.begin() + data_off + unit, 0xab);
+		Node a(dev, 1, static_cast<uint32_t>(trial + 1));
 		a.h.pc.shared = false;
 		a.h.evict_p = 1;
 		a.h.crash_at = a.h.events + k;
@@ -966,6 +975,155 @@ TEST(PoolCoreLease, PausedInsideZeroingHitsOnlyItsOwnSpace)
 		t = read_table(dev);
 		for (auto &e : t.ents)
 			EXPECT_NE(e.state, CXLT_POOL_ENTRY_DYING);
+	}
+}
+
+// An operator evicts A while it is stopped between two zeroing chunks (evict is
+// allowed: A's heartbeat stands still), so its create's space is freed and B's new
+// region gets it.  A must not zero on when it runs again: each chunk checks the lease
+// first (cxlt_pc_zero()); its own bit no longer holds the space.
+TEST(PoolCoreLease, EvictedInsideZeroingZeroesNoMore)
+{
+	for (long k = 1; k <= 7; k++) {
+		SCOPED_TRACE("stopped before zeroing chunk " + std::to_string(k + 1));
+		TwoHosts p;
+		sim::Device &dev = p.dev;
+		Node &a = p.a, &b = p.b;
+		b.h.on_relax = [&] { b.beat(); };
+		int b_rc = -1;
+		a.h.pause_yield_at = a.h.yields + k;
+		a.h.on_pause = [&] {
+			pass(dev, 3 * (lease + grace), { &b });
+			u64 hb;
+			ASSERT_EQ(cxlt_pc_evict_watch(&b.h.pc, 1, &hb), 0);
+			ASSERT_EQ(cxlt_pc_lock(&b.h.pc), 0);
+			ASSERT_EQ(cxlt_pc_evict(&b.h.pc, 1, hb), 0);
+			cxlt_pc_unlock(&b.h.pc);
+			ASSERT_EQ(b.chores(), 0);
+			uint32_t b_idx = 0;
+			b_rc = b.create("rb", 2 << 20, &b_idx);
+			if (b_rc)
+				return;
+			ASSERT_EQ(b.open(b_idx), 0);
+			b.write_pattern(b_idx, 77);
+			b.close(b_idx);
+		};
+		uint64_t a_off = 0;
+		int a_rc = a.create("ra", 2 << 20, nullptr, &a_off);
+		ASSERT_EQ(b_rc, 0);
+		EXPECT_EQ(a_rc, -ETIMEDOUT);
+		Table t = read_table(dev);
+		auto rb = find(t, "rb");
+		ASSERT_TRUE(rb.has_value());
+		EXPECT_EQ(cold_check(dev, *rb, 77), 0u) << "A zeroed on over B's region";
+	}
+}
+
+// A judge that attached while A was stopped with its clock is heeded: A's check
+// reads every record's head afresh (cxlt_pc_attached() drops its cached line), so
+// the new record and its verdict are seen, not the free slot A read before.
+TEST(PoolCoreLease, AJudgeThatAttachedDuringAPauseIsHeeded)
+{
+	sim::Device dev(data_off + data_size);
+	format(dev);
+	Node a(dev, 1), c(dev, 3);
+	ASSERT_EQ(a.attach(), 0);
+	pass(dev, 300, { &a });
+	const uint64_t t0 = dev.now;
+	ASSERT_EQ(c.attach(), 0);
+	pass(dev, 3 * (lease + grace), { &c });
+	a.h.clock_lag += dev.now - t0;
+	cxlt_pool_host rec;
+	ASSERT_TRUE(cxlt_pc_read_host(&c.h.pc, 3, &rec));
+	ASSERT_TRUE(le64_to_cpu(rec.judged) & (1ULL << 1)) << "C did not judge A";
+	EXPECT_EQ(cxlt_pc_lock(&a.h.pc), -ETIMEDOUT) << "A went on past a verdict it did not read";
+	EXPECT_TRUE(a.h.pc.dead);
+}
+
+// An even generation on the device vouches for the table: every slot of the updates
+// it ends is there before it (a host that reads the generation unchanged keeps the
+// table it has).  A writes its lines back with evictions at every store, so a late
+// line may overtake an earlier one unless a fence orders them; a cold reader looks
+// at the device at each of A's fences during a create.
+TEST(PoolCoreLease, AnEvenGenerationVouchesForTheTable)
+{
+	for (uint32_t seed = 1; seed <= 20; seed++) {
+		for (long k = 1; k <= 40; k++) {
+			SCOPED_TRACE("seed " + std::to_string(seed) + ", at fence " + std::to_string(k));
+			sim::Device dev(data_off + data_size);
+			format(dev);
+			Node a(dev, 1, seed);
+			ASSERT_EQ(a.attach(), 0);
+			const uint64_t g0 = read_gen(dev);
+			a.h.evict_p = 1;
+			bool seen = false;
+			a.h.pause_fence_at = a.h.fences + k;
+			a.h.on_pause = [&] {
+				seen = true;
+				const uint64_t g = read_gen(dev);
+				if (g & 1)
+					return;
+				Table t = read_table(dev);
+				bool listed = false, used = false;
+				for (uint32_t i = 0; i < t.ents.size(); i++) {
+					if (t.ents[i].state == CXLT_POOL_ENTRY_FREE ||
+					    std::string(t.slots[i].name) != "ra")
+						continue;
+					listed = true;
+					used = t.ents[i].state == CXLT_POOL_ENTRY_USED;
+				}
+				EXPECT_TRUE(g < g0 + 2 || listed) << "generation " << g << ", no entry";
+				EXPECT_TRUE(g < g0 + 4 || used)
+					<< "generation " << g << ", the entry is not used";
+			};
+			ASSERT_EQ(a.create("ra", 2 << 20), 0);
+			if (!seen)
+				break;
+		}
+	}
+}
+
+// The generation's last store is on the device before the lock is given back: the
+// host that takes the lock next reads it, never the odd one before it (it would take
+// that for a holder that died in an update and go on from it, and the late even store
+// would then take the generation back).  A's dirty lines are evicted at random; B
+// creates as soon as the device says A gave the lock back.  A destroys: a create's
+// last step (its open bit cleared, with a fence) would hide a missing fence.
+TEST(PoolCoreLease, GenerationIsOutBeforeTheLockIsGivenBack)
+{
+	for (uint32_t seed = 1; seed <= 20; seed++) {
+		for (long k = 1; k <= 40; k++) {
+			SCOPED_TRACE("seed " + std::to_string(seed) + ", at fence " + std::to_string(k));
+			sim::Device dev(data_off + data_size);
+			format(dev);
+			Node a(dev, 1, seed), b(dev, 2, seed + 100);
+			ASSERT_EQ(a.attach(), 0);
+			ASSERT_EQ(b.attach(), 0);
+			uint32_t idx = 0;
+			ASSERT_EQ(a.create("ra", 4096, &idx), 0);
+			// Dirty lines evicted half the time: a line written back and not
+			// fenced stays in flight while a later store lands.
+			a.h.evict_p = 0.5;
+			a.h.evict_written_back = false;
+			bool seen = false;
+			uint64_t b_gen = 0;
+			a.h.pause_fence_at = a.h.fences + k;
+			a.h.on_pause = [&] {
+				seen = true;
+				Node c(dev, 58, 97);
+				cxlt_pool_host rec;
+				if (!cxlt_pc_read_host(&c.h.pc, 1, &rec) || rec.number || rec.choosing)
+					return;	/* A is in the bakery, as far as the device says */
+				if (b.create("rb", 4096) == 0)
+					b_gen = read_gen(dev);
+			};
+			ASSERT_EQ(a.destroy(idx), 0);
+			const uint64_t g = read_gen(dev);
+			EXPECT_EQ(g & 1, 0u);
+			EXPECT_GE(g, b_gen) << "the generation went back";
+			if (!seen)
+				break;
+		}
 	}
 }
 

@@ -19,7 +19,7 @@ void op_inval(void *ctx, u64 off, u64 len) { H(ctx)->inval(off, len); }
 void op_fence(void *ctx) { H(ctx)->fence(); }
 u64 op_now(void *ctx) { return H(ctx)->now_ms(); }
 int op_relax(void *ctx) { return H(ctx)->relax(); }
-int op_yield(void *) { return 0; }
+int op_yield(void *ctx) { return H(ctx)->yield(); }
 void op_nolock(void *) {}
 
 const cxlt_pc_ops ops = {
@@ -120,6 +120,14 @@ void Host::write(uint64_t off, const void *buf, uint32_t len)
 		i += n;
 	}
 	maybe_evict();
+}
+
+int Host::yield()
+{
+	// The kernel's yield point between chunks: a natural place to be preempted.
+	if (++yields == pause_yield_at && on_pause)
+		on_pause();
+	return 0;
 }
 
 void Host::zero(uint64_t off, uint64_t len)

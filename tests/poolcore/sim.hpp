@@ -53,6 +53,8 @@ public:
 	long reads = 0, pause_at = -1;		// call on_pause before read number pause_at
 	long fences = 0, pause_fence_at = -1;	// ... or before fence number pause_fence_at
 	long zeros = 0, pause_zero_at = -1;	// ... or inside zeroing chunk pause_zero_at
+	long yields = 0, pause_yield_at = -1;	// ... or at yield number pause_yield_at (between
+						// zeroing chunks, before the next one's check)
 	std::function<void()> on_pause;		// runs other hosts while this one is stopped
 	std::function<void()> on_relax;		// runs at each relax (after time moved)
 	uint64_t clock_lag = 0;			// time this host did not see pass (VM stopped)
@@ -79,6 +81,7 @@ public:
 	void fence();
 	uint64_t now_ms() { return dev.now - clock_lag; }
 	int relax();
+	int yield();
 
 private:
 	Line &fill(uint64_t ln);
