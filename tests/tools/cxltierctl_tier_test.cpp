@@ -72,6 +72,71 @@ protected:
 	fake_sys sys;
 };
 
+// --- list -b/-r/-t -----------------------------------------------------------------
+
+// The names of one section of `list -j`.
+std::vector<std::string> names_in(const json &doc, const char *section)
+{
+	std::vector<std::string> v;
+	for (const auto &o : doc[section])
+		v.push_back(o["name"]);
+	return v;
+}
+
+// The pool's 4-way region0 (a tier), region1 on mem1 alone (a tier), region2 on
+// mem3 alone (not a tier): each filter keeps what relates to what it names, several
+// filters keep what relates to all of them.
+TEST_F(TierCommandTest, ListFilters)
+{
+	add_tier(sysfs, {.name = "region1", .node = "3", .start = "0x400000000",
+			 .size = "268435456", .blades = "mem1"});
+	sysfs.add_cxl_region({.name = "region2", .start = "0x500000000", .size = "268435456",
+			      .blades = "mem3"});
+	using V = std::vector<std::string>;
+	struct {
+		std::vector<std::string> args;
+		V blades, cxl_regions, tiers;
+	} cases[] = {
+		{{"-b", "mem1"}, {"mem1"}, {"region0", "region1"}, {"region0", "region1"}},
+		{{"-b", "mem3"}, {"mem3"}, {"region0", "region2"}, {"region0"}},
+		{{"--blade", "mem1", "--blade", "mem3"}, {"mem1", "mem3"},
+		 {"region0", "region1", "region2"}, {"region0", "region1"}},
+		{{"-t", "region1"}, {"mem1"}, {"region1"}, {"region1"}},
+		{{"-r", "region2"}, {"mem3"}, {"region2"}, {}},
+		{{"-r", "region0"}, {"mem0", "mem1", "mem2", "mem3"}, {"region0"}, {"region0"}},
+		{{"-b", "mem0", "-t", "region1"}, {}, {}, {}},
+		{{"-b", "mem1", "-t", "region1"}, {"mem1"}, {"region1"}, {"region1"}},
+	};
+	for (const auto &c : cases) {
+		std::vector<std::string> args{"list", "-j"};
+		args.insert(args.end(), c.args.begin(), c.args.end());
+		SCOPED_TRACE(::testing::PrintToString(c.args));
+		json doc = run_json(args);
+		EXPECT_EQ(names_in(doc, "blades"), c.blades);
+		EXPECT_EQ(names_in(doc, "cxl_regions"), c.cxl_regions);
+		EXPECT_EQ(names_in(doc, "tiers"), c.tiers);
+	}
+	// The tables say when a section has nothing left.
+	std::string out = run_ok({"list", "-b", "mem0", "-t", "region1"});
+	EXPECT_THAT(out, AllOf(HasSubstr("No blades match."), HasSubstr("No CXL regions match."),
+			       HasSubstr("No tiers match.")));
+	EXPECT_THAT(run_ok({"list", "-t", "region1"}), AllOf(HasSubstr("mem1"), Not(HasSubstr("mem3"))));
+}
+
+// A name that names nothing fails in one line and lists nothing.
+TEST_F(TierCommandTest, ListFilterOfNothing)
+{
+	for (auto [args, what] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+		     {{"list", "-b", "mem9"}, "no blade mem9"},
+		     {{"list", "-r", "region9", "-j"}, "no CXL region region9"},
+		     {{"list", "-t", "mem0"}, "no tier mem0"}}) {
+		run_result r = run(args);
+		EXPECT_EQ(r.status, 1) << what;
+		EXPECT_EQ(r.out, "");
+		EXPECT_THAT(r.err, StartsWith("cxltierctl: " + what + " (see cxltierctl "));
+	}
+}
+
 // --- tier list ------------------------------------------------------------------
 
 // The table shows which node is in which memory tier, capacity, free, adistance

@@ -35,10 +35,12 @@ std::string counter_cell(const cxltier_blade *b, std::uint64_t (*get)(const cxlt
 
 } // namespace
 
-json blades_json(cxltier_ctx *ctx)
+json blades_json(cxltier_ctx *ctx, const list_filter *f)
 {
 	json arr = json::array();
-	for (cxltier_blade *b : cxltier::blades(ctx))
+	for (cxltier_blade *b : cxltier::blades(ctx)) {
+		if (f && !f->blade(b))
+			continue;
 		arr.push_back({
 			{"name", cxltier_blade_get_name(b)},
 			{"serial", cxltier_blade_get_serial(b)},
@@ -54,10 +56,11 @@ json blades_json(cxltier_ctx *ctx)
 			{"drain_us", counter_json(b, cxltier_blade_get_drain_us)},
 			{"poisoned_pages", counter_json(b, cxltier_blade_get_poisoned_pages)},
 		});
+	}
 	return arr;
 }
 
-void print_blades(cxltier_ctx *ctx)
+void print_blades(cxltier_ctx *ctx, const list_filter *f)
 {
 	if (!cxltier_blade_get_first(ctx)) {
 		fmt::print("No blades found.\n");
@@ -73,6 +76,8 @@ void print_blades(cxltier_ctx *ctx)
 		 {"DRAINED", true},
 		 {"CXL-REGIONS"}});
 	for (cxltier_blade *b : cxltier::blades(ctx)) {
+		if (f && !f->blade(b))
+			continue;
 		// A fenced blade whose memdev is gone has no PCI device any more.
 		const char *pci = cxltier_blade_get_pci_dev(b);
 		t.add({
@@ -87,7 +92,10 @@ void print_blades(cxltier_ctx *ctx)
 			join(cxltier::cxl_regions_of(b), ",", "-"),
 		});
 	}
-	t.print();
+	if (t.size())
+		t.print();
+	else
+		fmt::print("No blades match.\n");
 }
 
 namespace {

@@ -20,10 +20,12 @@ std::string hpa_range(cxltier_cxl_region *r)
 
 } // namespace
 
-json cxl_regions_json(cxltier_ctx *ctx)
+json cxl_regions_json(cxltier_ctx *ctx, const list_filter *f)
 {
 	json arr = json::array();
-	for (cxltier_cxl_region *r : cxltier::cxl_regions(ctx))
+	for (cxltier_cxl_region *r : cxltier::cxl_regions(ctx)) {
+		if (f && !f->cxl_region(r))
+			continue;
 		arr.push_back({
 			{"name", cxltier_cxl_region_get_name(r)},
 			{"mode", cxltier_cxl_region_mode_name(cxltier_cxl_region_get_mode(r))},
@@ -35,10 +37,11 @@ json cxl_regions_json(cxltier_ctx *ctx)
 			{"numa_node", cxltier_cxl_region_get_numa_node(r)},
 			{"state", cxltier_cxl_region_state_name(cxltier_cxl_region_get_state(r))},
 		});
+	}
 	return arr;
 }
 
-void print_cxl_regions(cxltier_ctx *ctx)
+void print_cxl_regions(cxltier_ctx *ctx, const list_filter *f)
 {
 	if (!cxltier_cxl_region_get_first(ctx)) {
 		fmt::print("No CXL regions found.\n");
@@ -54,6 +57,8 @@ void print_cxl_regions(cxltier_ctx *ctx)
 		 {"NODE", true},
 		 {"STATE"}});
 	for (cxltier_cxl_region *r : cxltier::cxl_regions(ctx)) {
+		if (f && !f->cxl_region(r))
+			continue;
 		int node = cxltier_cxl_region_get_numa_node(r);
 		t.add({
 			cxltier_cxl_region_get_name(r),
@@ -67,7 +72,10 @@ void print_cxl_regions(cxltier_ctx *ctx)
 			cxltier_cxl_region_state_name(cxltier_cxl_region_get_state(r)),
 		});
 	}
-	t.print();
+	if (t.size())
+		t.print();
+	else
+		fmt::print("No CXL regions match.\n");
 }
 
 namespace {

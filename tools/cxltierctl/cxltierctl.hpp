@@ -58,11 +58,22 @@ void add_managed_command(CLI::App &app, action &run);
 // ctx.cpp: a library context, or fatal with the library's reason.
 cxltier::ctx_ptr open_ctx();
 
-// blade.cpp, cxl_region.cpp: one kind of object as JSON or as a table.
-json blades_json(cxltier_ctx *ctx);
-void print_blades(cxltier_ctx *ctx);
-json cxl_regions_json(cxltier_ctx *ctx);
-void print_cxl_regions(cxltier_ctx *ctx);
+// cxltierctl list's filters (-b, -r, -t; list.cpp), as cxl list's: an object is
+// listed when it relates to every filter given (a blade to the CXL regions and tiers
+// with memory on it, and back; a tier is named by its CXL region).  No filter: all.
+struct list_filter {
+	std::vector<std::string> blades, cxl_regions, tiers;
+	bool blade(const cxltier_blade *b) const;
+	bool cxl_region(const cxltier_cxl_region *r) const;
+	bool tier(const cxltier_tier *t) const;
+};
+
+// blade.cpp, cxl_region.cpp: one kind of object as JSON or as a table (@f: only
+// those it lets through).
+json blades_json(cxltier_ctx *ctx, const list_filter *f = nullptr);
+void print_blades(cxltier_ctx *ctx, const list_filter *f = nullptr);
+json cxl_regions_json(cxltier_ctx *ctx, const list_filter *f = nullptr);
+void print_cxl_regions(cxltier_ctx *ctx, const list_filter *f = nullptr);
 // pool.cpp
 json pools_json(cxltier_ctx *ctx);
 void print_pools(cxltier_ctx *ctx);
@@ -105,8 +116,8 @@ private:
 // --- Tiers (tier.cpp, tier_bandwidth.cpp) -------------------------------------
 
 void add_tier_command(CLI::App &app, action &run);
-json tiers_json(cxltier_ctx *ctx);
-void print_tiers(cxltier_ctx *ctx);
+json tiers_json(cxltier_ctx *ctx, const list_filter *f = nullptr);
+void print_tiers(cxltier_ctx *ctx, const list_filter *f = nullptr);
 
 // A command that works on several objects reports each failure as it happens
 // ("cxltierctl: <reason>" on stderr) and then throws this: exit status 1, nothing

@@ -305,10 +305,12 @@ void tier_weights(const weights_options &o)
 
 // --- shared with cxltierctl list ----------------------------------------------------
 
-json tiers_json(cxltier_ctx *ctx)
+json tiers_json(cxltier_ctx *ctx, const list_filter *f)
 {
 	json arr = json::array();
 	for (cxltier_tier *t : cxltier::tiers(ctx)) {
+		if (f && !f->tier(t))
+			continue;
 		cxltier_node *n = node_of(t);
 		arr.push_back({
 			{"name", cxltier_tier_get_name(t)},
@@ -327,7 +329,7 @@ json tiers_json(cxltier_ctx *ctx)
 	return arr;
 }
 
-void print_tiers(cxltier_ctx *ctx)
+void print_tiers(cxltier_ctx *ctx, const list_filter *f)
 {
 	if (!cxltier_tier_get_first(ctx)) {
 		fmt::print("No tiers registered.\n");
@@ -341,6 +343,8 @@ void print_tiers(cxltier_ctx *ctx)
 		   {"ADISTANCE"},
 		   {"BLADES"}});
 	for (cxltier_tier *t : cxltier::tiers(ctx)) {
+		if (f && !f->tier(t))
+			continue;
 		cxltier_node *n = node_of(t);
 		tab.add({
 			cxltier_tier_get_name(t),
@@ -353,7 +357,10 @@ void print_tiers(cxltier_ctx *ctx)
 			join(cxltier::blades_of(t), ",", "-"),
 		});
 	}
-	tab.print();
+	if (tab.size())
+		tab.print();
+	else
+		fmt::print("No tiers match.\n");
 }
 
 void add_tier_command(CLI::App &app, action &run)
