@@ -209,6 +209,22 @@ struct Node {
 		return cxlt_pc_open(&h.pc, idx, ents[idx].uuid, ents[idx].offset, ents[idx].alloc);
 	}
 	void close(uint32_t idx) { cxlt_pc_close(&h.pc, idx, ents[idx].offset, ents[idx].alloc); }
+	// A 2 MiB create whose process then writes its pattern (@seed) and closes it.
+	int create_written(const std::string &name, uint64_t seed, uint32_t *idx_out = nullptr,
+			   uint64_t *off_out = nullptr)
+	{
+		uint32_t idx = 0;
+		int rc = create(name, 2 << 20, &idx, off_out);
+		if (!rc)
+			rc = open(idx);
+		if (rc)
+			return rc;
+		write_pattern(idx, seed);
+		close(idx);
+		if (idx_out)
+			*idx_out = idx;
+		return 0;
+	}
 	// A process writes its pattern into the region (through its mapping).
 	void write_pattern(uint32_t idx, uint64_t seed)
 	{
@@ -352,12 +368,7 @@ void paused_holder(bool frozen_clock)
 			pass(dev, p, { &b });
 			if (frozen_clock)
 				a.h.clock_lag += p;
-			b_rc = b.create("rb", 2 << 20, &b_idx, &b_off);
-			if (b_rc)
-				return;
-			ASSERT_EQ(b.open(b_idx), 0);
-			b.write_pattern(b_idx, 77);
-			b.close(b_idx);
+			b_rc = b.create_written("rb", 77, &b_idx, &b_off);
 		};
 		uint32_t a_idx = 0;
 		int a_rc = a.create("ra", 2 << 20, &a_idx);
@@ -951,12 +962,7 @@ TEST(PoolCoreLease, PausedInsideZeroingHitsOnlyItsOwnSpace)
 		a.h.pause_zero_at = a.h.zeros + k;
 		a.h.on_pause = [&] {
 			pass(dev, 3 * (lease + grace), { &b });
-			b_rc = b.create("rb", 2 << 20, &b_idx);
-			if (b_rc)
-				return;
-			ASSERT_EQ(b.open(b_idx), 0);
-			b.write_pattern(b_idx, 77);
-			b.close(b_idx);
+			b_rc = b.create_written("rb", 77, &b_idx);
 		};
 		int a_rc = a.create("ra", 2 << 20);
 		ASSERT_EQ(b_rc, 0);
@@ -1000,13 +1006,7 @@ TEST(PoolCoreLease, EvictedInsideZeroingZeroesNoMore)
 			ASSERT_EQ(cxlt_pc_evict(&b.h.pc, 1, hb), 0);
 			cxlt_pc_unlock(&b.h.pc);
 			ASSERT_EQ(b.chores(), 0);
-			uint32_t b_idx = 0;
-			b_rc = b.create("rb", 2 << 20, &b_idx);
-			if (b_rc)
-				return;
-			ASSERT_EQ(b.open(b_idx), 0);
-			b.write_pattern(b_idx, 77);
-			b.close(b_idx);
+			b_rc = b.create_written("rb", 77);
 		};
 		uint64_t a_off = 0;
 		int a_rc = a.create("ra", 2 << 20, nullptr, &a_off);
