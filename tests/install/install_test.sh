@@ -38,7 +38,8 @@ fi
 
 for f in usr/bin/cxltierctl usr/sbin/cxltier-procd usr/include/cxltier.h \
 	usr/lib/pkgconfig/cxltier.pc usr/lib/cmake/cxltier/cxltierConfig.cmake \
-	usr/lib/udev/rules.d/60-cxltier.rules usr/lib/systemd/system/cxltier-procd.service; do
+	usr/lib/udev/rules.d/60-cxltier.rules usr/lib/systemd/system/cxltier-procd.service \
+	usr/share/bash-completion/completions/cxltierctl; do
 	[ -e "$dest/$f" ] && ok "/$f" || nok "/$f is not installed"
 done
 unit=$dest/usr/lib/systemd/system/cxltier-procd.service
