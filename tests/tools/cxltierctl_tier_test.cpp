@@ -225,6 +225,26 @@ TEST_F(TierCommandTest, AddWritesAndReports)
 	EXPECT_EQ(run_ok({"tier", "add", "region5"}), "registering region5... done\n");
 }
 
+// With -j, tier add prints the tiers it registered as tier list --json has them, and
+// nothing else on stdout; a failure is on stderr only, the others still printed.
+TEST_F(TierCommandTest, AddJsonPrintsTheTiers)
+{
+	json doc = run_json({"tier", "add", "-j", "region0"});
+	json list = run_json({"tier", "list", "-j"});
+	EXPECT_EQ(doc["tiers"], list["tiers"]);
+	EXPECT_EQ(doc["abi_version"], list["abi_version"]);
+	ASSERT_EQ(doc["tiers"].size(), 1u);
+	EXPECT_EQ(doc["tiers"][0]["name"], "region0");
+	EXPECT_EQ(doc["tiers"][0]["node"], 2);
+	sysfs.remove("tier_add");
+	run_result r = run({"tier", "add", "--json", "region0"});
+	EXPECT_EQ(r.status, 1);
+	json failed = json::parse(r.out, nullptr, false);
+	ASSERT_FALSE(failed.is_discarded()) << r.out;
+	EXPECT_EQ(failed["tiers"], json::array());
+	EXPECT_THAT(r.err, StartsWith("cxltierctl: "));
+}
+
 // Several regions are handled in turn, each reported.
 TEST_F(TierCommandTest, RemoveSeveral)
 {

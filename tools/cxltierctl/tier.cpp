@@ -67,6 +67,7 @@ struct add_options {
 	std::vector<std::string> regions;
 	int adistance = 0; // 0: the module chooses
 	int tier = -1;	   // memory tier id, or -1
+	bool json_out = false;
 };
 
 // "done: node 2, memory_tier22, 1 GiB (adistance 2880, default)" from a fresh snapshot.
@@ -89,17 +90,32 @@ void tier_add(const add_options &o)
 	auto ctx = open_ctx();
 	int adistance = o.tier >= 0 ? o.tier * adistance_per_tier + tier_adistance_offset : o.adistance;
 	bool failed = false;
+	list_filter added; // with --json: the tiers it registered, printed at the end
 	for (const auto &region : o.regions) {
 		// Onlining a large region takes seconds: say what is going on first.
-		fmt::print("registering {}... ", region);
-		std::fflush(stdout);
+		if (!o.json_out) {
+			fmt::print("registering {}... ", region);
+			std::fflush(stdout);
+		}
 		if (int rc = cxltier_tier_add(ctx.get(), region.c_str(), adistance); rc != 0) {
-			fmt::print("failed\n");
+			if (!o.json_out)
+				fmt::print("failed\n");
 			report_now(last_error(ctx.get(), rc));
 			failed = true;
 			continue;
 		}
-		fmt::print("{}\n", describe_added(ctx.get(), region));
+		if (o.json_out)
+			added.tiers.push_back(region);
+		else
+			fmt::print("{}\n", describe_added(ctx.get(), region));
+	}
+	if (o.json_out) {
+		// What the module shows of them now; a failed one is on stderr, not here.
+		json doc = list_document(ctx.get());
+		doc["tiers"] = added.tiers.empty() || cxltier_refresh(ctx.get()) != 0 ?
+				       json::array() :
+				       tiers_json(ctx.get(), &added);
+		print_json(doc);
 	}
 	if (failed)
 		throw already_reported();
@@ -381,6 +397,8 @@ void add_tier_command(CLI::App &app, action &run)
 				     "Put the node in memory_tier<ID> (adistance ID*128+64)")
 			     ->check(CLI::Range(0, max_memory_tier));
 	adist->excludes(tier);
+	add->add_flag("-j,--json", ao->json_out,
+		      "Print the tiers it registered as JSON (as tier list --json) instead of progress");
 	add->callback([&run, ao] { run = [ao] { tier_add(*ao); }; });
 
 	auto *remove = noun->add_subcommand(
