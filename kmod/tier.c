@@ -750,10 +750,9 @@ int cxlt_tier_remove(const char *name)
  */
 int cxlt_tier_take_offline(const char *name)
 {
+	ktime_t t0 = ktime_get();
 	struct cxlt_tier *tier;
 	int rc;
-
-	ktime_t t0 = ktime_get();
 
 	guard(mutex)(&cxlt_tiers.lock);
 	tier = cxlt_find_tier_by_name(name);

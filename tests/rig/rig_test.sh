@@ -358,6 +358,25 @@ else
 	not_ok "pool boots with --smp 4" "$(tail -n1 <<<"$out")"
 fi
 
+# A boot that hangs (here: the VM stopped with QMP stop as soon as QEMU runs, so the
+# guest's init never starts) ends with "qemu/run: boot hang", exit 125, at the boot
+# limit (CXLT_BOOT_TIMEOUT, 10 s here), not at --timeout.
+hdir=$(mktemp -d)
+t0=$SECONDS
+CXLT_BOOT_TIMEOUT=10 "$RUN" --topology single --timeout 300 --qmp "$hdir/qmp" -- true \
+	>"$hdir/out" 2>&1 &
+hpid=$!
+for ((i = 0; i < 300; i++)); do [ -S "$hdir/qmp" ] && break; sleep 0.1; done
+"$QMP" --socket "$hdir/qmp" stop >/dev/null 2>&1
+wait "$hpid"
+rc=$? secs=$((SECONDS - t0))
+if [ $rc -eq 125 ] && grep -q '^qemu/run: boot hang' "$hdir/out" && [ $secs -lt 120 ]; then
+	ok "a hung boot ends with 'boot hang' at the boot limit ($secs s)"
+else
+	not_ok "a hung boot ends with 'boot hang' at the boot limit" "exit $rc after $secs s: $(tail -n1 "$hdir/out")"
+fi
+rm -rf "$hdir"
+
 # The debug kernel: its own image, its checkers on, the module loaded.
 . "$ROOT/scripts/kernel-env"
 name="--kernel debug boots the checker kernel with kmemleak and cxltier"
