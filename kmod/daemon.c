@@ -60,6 +60,7 @@
 #include "cxltier.h"
 #include "daemon.h"
 #include "migrate.h"
+#include "reclaim.h"
 #include "region.h"
 #include "region_mm.h"
 #include "region_types.h"
@@ -282,6 +283,15 @@ static void cxlt_params(struct cxlt_policy_params *p, u64 elapsed_ns)
 
 	/* Fast pages of unmanaged regions (pinned-fast) are not the policy's room. */
 	p->fast_pages = budget - min(budget, used > managed_fast ? used - managed_fast : 0);
+	/*
+	 * Nor is DRAM that others use: room is only what the fast nodes have free
+	 * above the kernel's high watermarks.  When others take it, the policy is
+	 * below its low watermark and demotes (below the kernel's, by the shortfall);
+	 * reclaim cannot demote region pages (DOC: region memory), so nothing else
+	 * would give it back.
+	 */
+	p->fast_pages = min_t(s64, p->fast_pages,
+			      max_t(s64, (s64)managed_fast + cxlt_fast_room_pages(), 0));
 	/* Never keep more than 1/64 of the budget free (a small budget). */
 	p->wmark_high = min_t(u64, (u64)READ_ONCE(cxlt_tun.wmark_high_mb) * CXLT_MB_PAGES,
 			      p->fast_pages / 64);
@@ -429,7 +439,8 @@ static void cxlt_sync_entry(struct cxlt_lay *l, struct cxlt_rpage *rp, unsigned 
 			    cls == (bits & CXLT_RP_POLTIER_MASK) >> CXLT_RP_POLTIER_SHIFT)
 				cxlt_policy_record_access(pol, slot, 1);
 		}
-		cxlt_rp_update(rp, CXLT_RP_ARMED | CXLT_RP_ACCESSED, 0);
+		cxlt_rp_update(rp, CXLT_RP_ARMED | CXLT_RP_ACCESSED | CXLT_RP_USED,
+			       bits & CXLT_RP_ACCESSED ? CXLT_RP_USED : 0);
 		return;
 	}
 	if (cls != (bits & CXLT_RP_POLTIER_MASK) >> CXLT_RP_POLTIER_SHIFT) {
@@ -568,7 +579,7 @@ static void cxlt_move_slots(u32 *slots, u32 nr, bool fast)
 		for (n = 0; i + n < nr && slots[i + n] < l->base + l->nr; n++)
 			cxlt_d.mv[n].pgoff = slots[i + n] - l->base;
 		pp_before = atomic64_read(&l->r->mig.pingpong);
-		cxlt_migrate_batch(l->r, cxlt_d.mv, n, fast, cxlt_d.period);
+		cxlt_migrate_batch(l->r, cxlt_d.mv, n, fast, cxlt_d.period, 0);
 		pp = atomic64_read(&l->r->mig.pingpong) - pp_before;
 		atomic64_add(pp, &cxlt_dstat.pingpong_pages);
 		atomic64_inc(&cxlt_dstat.batches);
@@ -894,6 +905,13 @@ static ssize_t cxlt_stat_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%lld\n", atomic64_read(sa->counter));
 }
 
+/* Pages reclaim.c demoted: not the daemon's moves, but where users look for them. */
+static ssize_t cxlt_reclaim_show(struct kobject *kobj, struct kobj_attribute *attr,
+				 char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", cxlt_reclaim_demoted());
+}
+
 static struct cxlt_stat_attr cxlt_stat_attrs[] = {
 	{ __ATTR(periods, 0444, cxlt_stat_show, NULL), &cxlt_dstat.periods },
 	{ __ATTR(sampled_pages, 0444, cxlt_stat_show, NULL), &cxlt_dstat.sampled_pages },
@@ -922,6 +940,7 @@ static struct cxlt_stat_attr cxlt_stat_attrs[] = {
 	{ __ATTR(process_managed_pages, 0444, cxlt_stat_show, NULL),
 	  &cxlt_dstat.process_managed_pages },
 	{ __ATTR(process_fast_pages, 0444, cxlt_stat_show, NULL), &cxlt_dstat.process_fast_pages },
+	{ __ATTR(reclaim_demoted_pages, 0444, cxlt_reclaim_show, NULL), NULL },
 };
 
 static struct attribute *cxlt_stats_attrs[ARRAY_SIZE(cxlt_stat_attrs) + 1];

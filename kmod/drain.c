@@ -48,7 +48,7 @@ static struct {
 	.lock = __MUTEX_INITIALIZER(cxlt_drain.lock),
 };
 
-static u64 cxlt_node_used(int nid, u64 *free)
+static u64 cxlt_node_used(int nid)
 {
 	pg_data_t *pgdat = NODE_DATA(nid);
 	u64 managed = 0, nfree = 0;
@@ -58,8 +58,6 @@ static u64 cxlt_node_used(int nid, u64 *free)
 		managed += zone_managed_pages(&pgdat->node_zones[z]);
 		nfree += zone_page_state(&pgdat->node_zones[z], NR_FREE_PAGES);
 	}
-	if (free)
-		*free = nfree;
 	return managed > nfree ? managed - nfree : 0;
 }
 
@@ -70,7 +68,7 @@ static u64 cxlt_nodes_used(const nodemask_t *nodes)
 
 	for_each_node_mask(nid, *nodes)
 		if (node_online(nid))
-			used += cxlt_node_used(nid, NULL);
+			used += cxlt_node_used(nid);
 	return used;
 }
 
@@ -91,19 +89,12 @@ static void cxlt_drain_tickfn(struct work_struct *work)
 /* Free pages on the nodes with memory that are not in @going, above a reserve. */
 static u64 cxlt_room_elsewhere(const nodemask_t *going)
 {
-	u64 room = 0, free, reserve;
-	int nid, z;
+	u64 room = 0;
+	int nid;
 
-	for_each_node_state(nid, N_MEMORY) {
-		if (node_isset(nid, *going))
-			continue;
-		cxlt_node_used(nid, &free);
-		/* Keep each zone's high watermark free: reclaim starts below it. */
-		reserve = 0;
-		for (z = 0; z < MAX_NR_ZONES; z++)
-			reserve += high_wmark_pages(&NODE_DATA(nid)->node_zones[z]);
-		room += free > reserve ? free - reserve : 0;
-	}
+	for_each_node_state(nid, N_MEMORY)
+		if (!node_isset(nid, *going))
+			room += max(cxlt_node_room(nid), 0L);
 	return room;
 }
 

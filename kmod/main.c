@@ -22,6 +22,7 @@
 #include "failure.h"
 #include "fence.h"
 #include "pool.h"
+#include "reclaim.h"
 #include "region.h"
 #include "sysfs.h"
 #include "tier.h"
@@ -56,6 +57,9 @@ static int __init cxlt_init(void)
 	rc = cxlt_daemon_init(cxlt_sysfs_root());
 	if (rc)
 		goto err_cdev;
+	rc = cxlt_reclaim_init();
+	if (rc)
+		goto err_daemon;
 	/*
 	 * Tiers last: registered memory pins the module, so it must not exist before
 	 * everything that could still fail has succeeded.
@@ -64,6 +68,8 @@ static int __init cxlt_init(void)
 	cxlt_failure_init();
 	return 0;
 
+err_daemon:
+	cxlt_daemon_exit();
 err_cdev:
 	cxlt_cdev_exit();
 err_pools:
@@ -82,6 +88,7 @@ err_devattr:
 static void __exit cxlt_exit(void)
 {
 	cxlt_failure_exit();
+	cxlt_reclaim_exit();
 	cxlt_daemon_exit();
 	cxlt_cdev_exit();
 	cxlt_pools_stop(cxlt_sysfs_root());

@@ -14,7 +14,8 @@
  *     A fault holds at most one region folio lock, under the mmap or VMA lock.
  *  2. Allocate the target folios (charged; nothing else is locked meanwhile but
  *     our own folios, which nothing in reclaim waits for: the mapping is
- *     unevictable).
+ *     unevictable, and the module's shrinker, reclaim.c, only trylocks them,
+ *     with CXLT_MIG_TRYLOCK, which makes every lock of a run a trylock).
  *  3. Unmap the run from every process once: unmap_mapping_pages() over the whole
  *     run zaps each VMA's range and flushes the TLB once per VMA.  No process can
  *     map the pages again while we hold their locks: the fault handler takes the
@@ -71,8 +72,11 @@ static void cxlt_count_move(struct cxlt_region *r, struct cxlt_rpage *rp, bool f
 	u32 moved = (bits & CXLT_RP_MOVED_MASK) >> CXLT_RP_MOVED_SHIFT;
 	bool was_promoted = bits & CXLT_RP_PROMOTED;
 
-	/* Period 0 is never a move's: the daemon starts at 1 and skips 0. */
-	if (moved && was_promoted != fast &&
+	/*
+	 * Period 0 is no daemon move's: the daemon starts at 1 and skips 0, and
+	 * reclaim's demotions pass 0.
+	 */
+	if (period && moved && was_promoted != fast &&
 	    (u16)((u16)period - (u16)moved) < CXLT_PINGPONG_PERIODS)
 		atomic64_inc(&r->mig.pingpong);
 	if (fast)
@@ -141,7 +145,8 @@ drop:
 
 /* Lock the folio at @pgoff for a move to @fast; NULL with @mv->result set if not. */
 static struct folio *cxlt_move_lock(struct cxlt_region *r, struct cxlt_move *mv,
-				    bool first, bool fast, struct cxlt_rpage **rpp)
+				    bool first, bool fast, unsigned int flags,
+				    struct cxlt_rpage **rpp)
 {
 	struct address_space *mapping = r->inode->i_mapping;
 	struct cxlt_rpage *rp = cxlt_region_entry(r, mv->pgoff, false);
@@ -153,7 +158,7 @@ static struct folio *cxlt_move_lock(struct cxlt_region *r, struct cxlt_move *mv,
 	folio = filemap_get_folio(mapping, mv->pgoff);
 	if (IS_ERR(folio))
 		return NULL;
-	if (first)
+	if (first && !(flags & CXLT_MIG_TRYLOCK))
 		folio_lock(folio);
 	else if (!folio_trylock(folio))
 		goto busy;
@@ -189,7 +194,7 @@ busy:
 
 /* One run: @mv[0..@nr) have consecutive offsets. */
 static void cxlt_migrate_run(struct cxlt_region *r, struct cxlt_move *mv, unsigned int nr,
-			     bool fast, u32 period)
+			     bool fast, u32 period, unsigned int flags)
 {
 	struct folio *src[CXLT_RUN_MAX], *dst[CXLT_RUN_MAX];
 	struct cxlt_rpage *rp[CXLT_RUN_MAX];
@@ -197,9 +202,13 @@ static void cxlt_migrate_run(struct cxlt_region *r, struct cxlt_move *mv, unsign
 	unsigned int i, locked = 0;
 	int nid[CXLT_RUN_MAX];
 
-	lock_map_acquire(&cxlt_page_lockdep_map);
+	/* Only trylocks: no wait, so no dependency for lockdep either. */
+	if (flags & CXLT_MIG_TRYLOCK)
+		lock_map_acquire_try(&cxlt_page_lockdep_map);
+	else
+		lock_map_acquire(&cxlt_page_lockdep_map);
 	for (i = 0; i < nr; i++) {
-		src[i] = cxlt_move_lock(r, &mv[i], !locked, fast, &rp[i]);
+		src[i] = cxlt_move_lock(r, &mv[i], !locked, fast, flags, &rp[i]);
 		dst[i] = NULL;
 		if (!src[i])
 			continue;
@@ -245,12 +254,16 @@ static void cxlt_migrate_run(struct cxlt_region *r, struct cxlt_move *mv, unsign
  * @nr: entries of @mv
  * @fast: to the fast tier (DRAM), else to a slow tier (the region's allowed CXL
  *	tiers, never one being removed)
- * @period: the daemon's period number (for the ping-pong count), never 0
+ * @period: the daemon's period number (for the ping-pong count); 0 for a move that
+ *	is not the daemon's (it is then not counted as ping-pong, nor later undone
+ *	as one)
+ * @flags: CXLT_MIG_TRYLOCK: never wait for a folio lock (busy pages are skipped)
  *
- * Context: process context; sleeps.  Takes region folio locks (see the DOC above).
+ * Context: process context; sleeps (without CXLT_MIG_TRYLOCK, for a folio lock).
+ * Takes region folio locks (see the DOC above).
  */
 void cxlt_migrate_batch(struct cxlt_region *r, struct cxlt_move *mv, unsigned int nr,
-			bool fast, u32 period)
+			bool fast, u32 period, unsigned int flags)
 {
 	unsigned int i = 0, n, cnt[CXLT_MV_NR] = { };
 	u64 start = local_clock();
@@ -259,7 +272,7 @@ void cxlt_migrate_batch(struct cxlt_region *r, struct cxlt_move *mv, unsigned in
 		for (n = 1; i + n < nr && n < CXLT_RUN_MAX &&
 		     mv[i + n].pgoff == mv[i + n - 1].pgoff + 1; n++)
 			;
-		cxlt_migrate_run(r, mv + i, n, fast, period);
+		cxlt_migrate_run(r, mv + i, n, fast, period, flags);
 		i += n;
 		cond_resched();
 	}

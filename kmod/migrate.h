@@ -5,6 +5,7 @@
 #ifndef _CXLT_MIGRATE_H
 #define _CXLT_MIGRATE_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 struct cxlt_region;
@@ -50,7 +51,10 @@ struct cxlt_move {
 /* Moves that undo a move of the same page younger than this count as ping-pong. */
 #define CXLT_PINGPONG_PERIODS	16
 
+/* cxlt_migrate_batch() flags: take folio locks only if they are free. */
+#define CXLT_MIG_TRYLOCK	BIT(0)
+
 void cxlt_migrate_batch(struct cxlt_region *r, struct cxlt_move *mv, unsigned int nr,
-			bool fast, u32 period);
+			bool fast, u32 period, unsigned int flags);
 
 #endif /* _CXLT_MIGRATE_H */

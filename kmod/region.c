@@ -53,6 +53,7 @@
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
 
@@ -122,6 +123,32 @@ void cxlt_region_put(struct cxlt_region *r)
 {
 	if (r)
 		kref_put(&r->ref, cxlt_region_free);
+}
+
+/* Frees regions whose last reference went where freeing may not sleep on locks. */
+static struct workqueue_struct *cxlt_put_wq;
+
+static void cxlt_region_put_workfn(struct work_struct *work)
+{
+	cxlt_region_put(container_of(work, struct cxlt_region, put_work));
+}
+
+/**
+ * cxlt_region_put_async() - drop a reference on a region, never freeing it here
+ * @r: the region
+ *
+ * For a holder inside memory reclaim (reclaim.c), where freeing the region (which
+ * waits for folio locks and takes cxlt_regions.lock) could wait for the task that
+ * is reclaiming: the last reference is dropped by a work item instead.
+ *
+ * Context: any; does not sleep.
+ */
+void cxlt_region_put_async(struct cxlt_region *r)
+{
+	if (refcount_dec_not_one(&r->ref.refcount))
+		return;
+	INIT_WORK(&r->put_work, cxlt_region_put_workfn);
+	queue_work(cxlt_put_wq, &r->put_work);
 }
 
 static struct cxlt_region *cxlt_region_find(u32 by_id, u32 id, const char *name)
@@ -241,6 +268,42 @@ int cxlt_regions_snapshot(struct cxlt_region ***out, u64 *gen)
 again:
 		kvfree(arr);
 	}
+}
+
+/**
+ * cxlt_regions_try_fast_first() - fast-first regions with memory, if the table is free
+ * @arr: set to the regions, each referenced (cxlt_region_put_async())
+ * @max: entries of @arr
+ * @start: how many of them to pass over first, so that successive calls, each
+ *	starting after the last one's regions, go round all of them
+ *
+ * For memory reclaim (reclaim.c): takes cxlt_regions.lock only if it is free (its
+ * holder may be the task that reclaims) and allocates nothing.
+ *
+ * Context: process context; does not sleep.
+ * Return: the number of regions in @arr; 0 also when the lock was taken.
+ */
+int cxlt_regions_try_fast_first(struct cxlt_region **arr, int max, unsigned int start)
+{
+	struct cxlt_region *r;
+	unsigned int i = 0;
+	int n = 0;
+	bool fast;
+
+	if (!mutex_trylock(&cxlt_regions.lock))
+		return 0;
+	list_for_each_entry(r, &cxlt_regions.all, all) {
+		if (n == max)
+			break;
+		if (r->pool)
+			continue;
+		scoped_guard(spinlock, &r->lock)
+			fast = r->policy == CXLTIER_POLICY_FAST_FIRST;
+		if (fast && i++ >= start && kref_get_unless_zero(&r->ref))
+			arr[n++] = r;
+	}
+	mutex_unlock(&cxlt_regions.lock);
+	return n;
 }
 
 /**
@@ -946,10 +1009,14 @@ int cxlt_regions_init(void)
 	int rc;
 
 	/* debugfs is best effort: its calls take and ignore error pointers. */
+	cxlt_put_wq = alloc_workqueue("cxlt_put", WQ_UNBOUND, 0);
+	if (!cxlt_put_wq)
+		return -ENOMEM;
 	cxlt_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	rc = cxlt_region_mm_init(cxlt_debugfs);
 	if (rc) {
 		debugfs_remove(cxlt_debugfs);
+		destroy_workqueue(cxlt_put_wq);
 		return rc;
 	}
 	cxlt_users_init(cxlt_debugfs);
@@ -959,6 +1026,8 @@ int cxlt_regions_init(void)
 /* Module exit, after /dev/cxltier went: regions pin the module, so none is left. */
 void cxlt_regions_exit(void)
 {
+	/* A put queued there may not have returned yet: the module is already free. */
+	destroy_workqueue(cxlt_put_wq);
 	debugfs_remove(cxlt_debugfs);
 	cxlt_region_mm_exit();
 	cxlt_users_exit();

@@ -15,6 +15,7 @@
 void cxlt_region_put(struct cxlt_region *r);
 /* cxlt_region_put() takes NULL, so it is its own __free() test. */
 DEFINE_FREE(cxlt_region_put, struct cxlt_region *, cxlt_region_put(_T))
+void cxlt_region_put_async(struct cxlt_region *r);
 struct cxlt_region *cxlt_region_get(u32 by_id, u32 id, const char *name);
 int cxlt_region_create(const struct cxltier_create *args, u32 *id);
 int cxlt_region_open(struct cxltier_open *args, struct cxlt_region **rp);
@@ -28,6 +29,7 @@ int cxlt_region_pages(struct cxlt_region *r, struct cxltier_pages *args);
 int cxlt_region_replace(struct cxlt_region *r, struct cxltier_replace *args);
 void cxlt_region_fenced(struct cxlt_region *r, struct cxltier_fenced *args);
 int cxlt_regions_snapshot(struct cxlt_region ***out, u64 *gen);
+int cxlt_regions_try_fast_first(struct cxlt_region **arr, int max, unsigned int start);
 struct cxlt_region *cxlt_region_alloc_persistent(const char *name, u64 size, u32 uid,
 						 u32 gid, u32 mode);
 int cxlt_region_publish(struct cxlt_region *r, u32 *id);

@@ -24,6 +24,14 @@
  * ->error_remove_folio.  The mapping is unevictable (there is nothing to write the
  * pages back to), so reclaim leaves the folios alone; the module's daemon moves
  * them between tiers itself (migrate.c), because migrate_pages() is not exported.
+ * Reclaim could not demote them anyway: the folios are dirty (they must be, or an
+ * invalidation would drop them), and the multi-gen LRU, Debian's default, never
+ * isolates a dirty file folio; a swap-backed folio may not enter the page cache
+ * through filemap_add_folio().  So the module yields DRAM itself, where the
+ * kernel's reclaim would: a fast-first page takes DRAM only while its node is
+ * above its high watermarks (cxlt_node_room()), else it goes to a slow tier, and
+ * the daemon counts as its room only that free DRAM, so it demotes when other
+ * users take DRAM away (see cxlt_params() in daemon.c).
  *
  * Mappings are VM_MIXEDMAP, which keeps NUMA balancing's hinting faults away from
  * pages that the daemon places, and VM_DONTEXPAND.
@@ -31,11 +39,13 @@
  * Capacity: the module charges every page it allocates, before allocating it, to
  * its own accounting.  The fast tier is DRAM: nodes with memory and CPUs, together
  * limited to fast_budget_mb, and each user (the region's creator) to fast_user_pct
- * percent of that.  The slow tiers are the nodes of registered tiers (tier.c), each
- * limited to its managed pages.  A node that is neither is never used.  Allocations
- * are __GFP_THISNODE | __GFP_NORETRY | __GFP_NOWARN: they fail fast and quietly and
- * never invoke the OOM killer; the policy then falls back to the next node it
- * allows, and when none is left the fault gets VM_FAULT_SIGBUS (SIGBUS, BUS_ADRERR).
+ * percent of that, and each fast node (for fast-first regions) to its free pages
+ * above the kernel's high watermarks.  The slow tiers are the nodes of registered
+ * tiers (tier.c), each limited to its managed pages.  A node that is neither is
+ * never used.  Allocations are __GFP_THISNODE | __GFP_NORETRY | __GFP_NOWARN: they
+ * fail fast and quietly and never invoke the OOM killer; the policy then falls
+ * back to the next node it allows, and when none is left the fault gets
+ * VM_FAULT_SIGBUS (SIGBUS, BUS_ADRERR).
  * Not VM_FAULT_OOM: since Linux 5.16 that makes the #PF handler retry the fault
  * forever rather than kill anything.  Nothing is logged above debug level: a user
  * can cause this at will.  A page the kernel moves (->migrate_folio) moves its
@@ -346,6 +356,36 @@ unsigned long cxlt_fast_budget_pages(void)
 }
 
 /**
+ * cxlt_fast_room_pages() - free DRAM beyond the kernel's high watermarks
+ *
+ * The sum of cxlt_node_room() over the fast nodes: the room the daemon may fill,
+ * and, when negative, what it gives back because others need it.
+ *
+ * Return: pages, negative when DRAM is below its high watermarks.
+ */
+long cxlt_fast_room_pages(void)
+{
+	long room = 0;
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY)
+		if (cxlt_node_is_fast(nid))
+			room += cxlt_node_room(nid);
+	return room;
+}
+
+/**
+ * cxlt_node_pages() - region pages on a node now
+ * @nid: the node
+ *
+ * Return: pages.
+ */
+unsigned long cxlt_node_pages(int nid)
+{
+	return max(atomic_long_read(&cxlt_acct.node[nid]), 0L);
+}
+
+/**
  * cxlt_fast_used_pages() - region pages charged to the DRAM budget now
  *
  * Return: pages.
@@ -420,14 +460,22 @@ static struct folio *cxlt_alloc_on(struct cxlt_region *r, int nid, bool fast, bo
 	return folio;
 }
 
-/* The first fast node that @allowed permits and has room, the local node first. */
+/*
+ * The first fast node that @allowed permits and has room, the local node first.
+ * @spare: only a node with free pages above the kernel's high watermarks
+ * (cxlt_node_room()), for a page that has a slow place to go instead: DRAM that
+ * others need is theirs, and a page taken below the watermarks would make kswapd
+ * reclaim their pages to make up for it (ours it cannot demote; see DOC: region
+ * memory).
+ */
 static struct folio *cxlt_alloc_fast(struct cxlt_region *r, const nodemask_t *allowed,
-				     bool zero, int *nidp)
+				     bool spare, bool zero, int *nidp)
 {
 	struct folio *folio;
 	int local = numa_node_id(), nid;
 
-	if (cxlt_node_is_fast(local) && node_isset(local, *allowed)) {
+	if (cxlt_node_is_fast(local) && node_isset(local, *allowed) &&
+	    (!spare || cxlt_node_room(local) > 0)) {
 		folio = cxlt_alloc_on(r, local, true, zero);
 		if (folio) {
 			*nidp = local;
@@ -435,7 +483,7 @@ static struct folio *cxlt_alloc_fast(struct cxlt_region *r, const nodemask_t *al
 		}
 	}
 	for_each_node_mask(nid, *allowed) {
-		if (nid == local || !cxlt_node_is_fast(nid))
+		if (nid == local || !cxlt_node_is_fast(nid) || (spare && cxlt_node_room(nid) <= 0))
 			continue;
 		folio = cxlt_alloc_on(r, nid, true, zero);
 		if (folio) {
@@ -506,7 +554,8 @@ static struct folio *cxlt_place(struct cxlt_region *r, unsigned long pgoff, int 
 	policy = cxlt_region_allowed(r, &allowed);
 	*fastp = false;
 	if (policy == CXLTIER_POLICY_FAST_FIRST || policy == CXLTIER_POLICY_PINNED_FAST) {
-		folio = cxlt_alloc_fast(r, &allowed, true, nidp);
+		folio = cxlt_alloc_fast(r, &allowed, policy == CXLTIER_POLICY_FAST_FIRST, true,
+					nidp);
 		if (folio || policy == CXLTIER_POLICY_PINNED_FAST) {
 			*fastp = !!folio;
 			return folio;
@@ -544,7 +593,7 @@ struct folio *cxlt_region_alloc_target(struct cxlt_region *r, unsigned long pgof
 
 	cxlt_region_allowed(r, &allowed);
 	if (fast)
-		return cxlt_alloc_fast(r, &allowed, false, nidp);
+		return cxlt_alloc_fast(r, &allowed, true, false, nidp);
 	cxlt_region_slow_nodes(&allowed, &slow);
 	return cxlt_alloc_slow(r, &slow, pgoff, false, nidp);
 }

@@ -46,6 +46,8 @@ struct dentry;
  *   ARMED (bit 10)	the daemon unmapped the page to sample it
  *   ACCESSED (bit 11)	a fault found it ARMED: the page was used since
  *   PROMOTED (bit 12)	the last move of the page was a promotion
+ *   USED (bit 13)	the last window that sampled the page found it used
+ *			(what reclaim.c demotes last)
  *   node (bits 16-31)	NUMA node of the folio (also kept for a fenced page)
  *   moved (bits 32-47)	the daemon's period number at the last move, for the
  *			ping-pong count
@@ -56,7 +58,7 @@ struct dentry;
  *     kernel's own migration through ->migrate_folio, region free), so they always
  *     describe that folio; EMPTY -> PRESENT is set by the fault that inserted the
  *     folio, before it unlocks it.
- *   - hint: the HINT ioctl.  POLTIER, POLHINT, ARMED: the daemon.
+ *   - hint: the HINT ioctl.  POLTIER, POLHINT, ARMED, USED: the daemon.
  *   - ACCESSED: set by the fault path, cleared by the daemon.
  * A reader without the folio lock (stat, PAGES) sees a consistent state and node.
  *
@@ -89,6 +91,7 @@ enum cxlt_rp_state {
 #define CXLT_RP_ARMED		BIT(10)
 #define CXLT_RP_ACCESSED	BIT(11)
 #define CXLT_RP_PROMOTED	BIT(12)
+#define CXLT_RP_USED		BIT(13)
 #define CXLT_RP_NODE_SHIFT	16
 #define CXLT_RP_NODE_MASK	(0xffffUL << CXLT_RP_NODE_SHIFT)
 #define CXLT_RP_MOVED_SHIFT	32
@@ -179,6 +182,8 @@ void cxlt_region_census(struct cxlt_region *r, struct cxlt_census *c);
 const char *cxlt_policy_name(u32 policy);
 unsigned long cxlt_fast_budget_pages(void);
 unsigned long cxlt_fast_used_pages(void);
+unsigned long cxlt_node_pages(int nid);
+long cxlt_fast_room_pages(void);
 
 /* For the migrator (migrate.c): a target folio, allocated and charged, and back. */
 struct folio *cxlt_region_alloc_target(struct cxlt_region *r, unsigned long pgoff,

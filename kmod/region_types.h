@@ -17,6 +17,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/cxltier.h>
 
@@ -105,6 +106,7 @@ struct cxlt_store_ops {
  */
 struct cxlt_region {
 	struct kref ref;
+	struct work_struct put_work;	/* cxlt_region_put_async() */
 	struct list_head all;
 	u32 id;
 	char name[CXLTIER_NAME_MAX];
@@ -149,6 +151,7 @@ struct cxlt_region {
 	bool pool_unlisted;
 	bool lost;
 	unsigned int nr_inode_users;
+	unsigned long reclaim_pos;	/* reclaim.c: the chunk its next scan starts at */
 };
 
 #endif /* _CXLT_REGION_TYPES_H */

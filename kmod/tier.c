@@ -977,6 +977,35 @@ ssize_t cxlt_tiers_of_blade_show(const char *blade, char *buf)
 }
 
 /**
+ * cxlt_node_room() - free pages of a node beyond what reclaim keeps free
+ * @nid: a node with memory
+ *
+ * The node's free pages less its zones' high watermarks: kswapd reclaims a node
+ * until it is above them, so below them every page taken makes reclaim take one
+ * from somebody.  Negative when the node is short.  The small reserves that lower
+ * zones keep from higher zones' allocations (lowmem_reserve) are not taken off: an
+ * allocation that counted on them fails and falls back.
+ *
+ * Context: any.
+ * Return: pages, negative when the node is below its high watermarks.
+ */
+long cxlt_node_room(int nid)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	long room = 0;
+	int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++) {
+		struct zone *zone = &pgdat->node_zones[z];
+
+		if (populated_zone(zone))
+			room += (long)zone_page_state(zone, NR_FREE_PAGES) -
+				(long)high_wmark_pages(zone);
+	}
+	return room;
+}
+
+/**
  * cxlt_tier_nodes() - the NUMA nodes region pages may be placed on as slow pages
  * @nodes: filled in: the nodes of registered tiers, except a node one of whose
  *	tiers is being removed or has a fenced blade

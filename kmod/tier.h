@@ -18,6 +18,7 @@ int cxlt_tier_add(const char *name, int adist);
 int cxlt_tier_remove(const char *name);
 bool cxlt_tier_registered(struct device *region);
 void cxlt_tier_nodes(nodemask_t *nodes);
+long cxlt_node_room(int nid);
 void cxlt_tier_count_move(unsigned long pfn, bool promoted);
 /**
  * struct cxlt_fence_range - a tier's range and the interleave positions to fence

@@ -12,11 +12,13 @@
  */
 #include <fcntl.h>
 #include <glob.h>
+#include <limits.h>
 #include <numaif.h>
 #include <linux/io_uring.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -77,11 +79,16 @@ static int write_u64(const char *path, uint64_t v)
 	return cxlt_write(path, buf);
 }
 
-/* Tunables the tests change, and fast_budget_mb. */
+#define HUGEPAGES0	"/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages"
+
+/*
+ * Tunables the tests change, fast_budget_mb, and what the DRAM pressure tests
+ * change: huge pages reserved on node 0 and the kernel's watermark scale.
+ */
 static const char *const saved_names[] = {
 	DAEMON "enable", DAEMON "period_ms", DAEMON "budget_mbps", DAEMON "sample_mb",
 	DAEMON "wmark_low_mb", DAEMON "wmark_high_mb", DAEMON "min_resid",
-	PARAM "fast_budget_mb",
+	PARAM "fast_budget_mb", HUGEPAGES0, "/proc/sys/vm/watermark_scale_factor",
 };
 #define NR_SAVED	(sizeof(saved_names) / sizeof(saved_names[0]))
 
@@ -284,6 +291,8 @@ FIXTURE_TEARDOWN(mig)
 		rg_destroy(self->dev, self->name);
 		close(self->dev);
 	}
+	/* Not in saved_names: it reads as Y or N.  On is its default. */
+	cxlt_write(PARAM "dram_reclaim", "1");
 	/* wmark_high before wmark_low: each store checks the pair. */
 	write_u64(DAEMON "wmark_high_mb", self->saved[5]);
 	for (i = 0; i < NR_SAVED; i++)
@@ -660,6 +669,308 @@ TEST_F_TIMEOUT(mig, hint_bad_input, 20)
 	EXPECT_EQ(-EBADF, rg_hint(ro, NULL, 0, PAGE, CXLTIER_HINT_COLD));
 	close(ro);
 	EXPECT_EQ(0, rg_hint(self->fd, NULL, 0, MB, CXLTIER_HINT_NONE));
+}
+
+
+/*
+ * Node 0's free memory less its zones' high watermarks, from /proc/zoneinfo, in
+ * bytes: what the module calls the node's room (cxlt_node_room()).
+ */
+static long long dram_room(void)
+{
+	long long free = 0, high = 0, v;
+	bool node0 = false;
+	char line[256];
+	FILE *f = fopen("/proc/zoneinfo", "r");
+
+	if (!f)
+		return LLONG_MIN;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Node ", 5))
+			node0 = !strncmp(line, "Node 0,", 7);
+		else if (node0 && sscanf(line, " pages free %lld", &v) == 1)
+			free += v;
+		else if (node0 && sscanf(line, " high %lld", &v) == 1)
+			high += v;
+	}
+	fclose(f);
+	return (free - high) * (long long)PAGE;
+}
+
+/*
+ * The other user of DRAM in yields_dram_to_others: in a child, bound to node 0 and
+ * the OOM killer's first choice, mlock @len bytes a MiB at a time (mlocked pages are
+ * unevictable: reclaim cannot make room by demoting them), the last @paced bytes at
+ * @ms a MiB.  Writes a byte to @done when it has it all, then holds it until killed.
+ */
+static pid_t start_dram_user(size_t len, size_t paced, int ms, int done)
+{
+	unsigned long dram = 1UL;
+	pid_t pid = fork();
+	size_t off;
+	char *p;
+
+	if (pid)
+		return pid;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) ||
+	    cxlt_write("/proc/self/oom_score_adj", "1000") ||
+	    set_mempolicy(MPOL_BIND, &dram, 64))
+		_exit(2);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(3);
+	madvise(p, len, MADV_NOHUGEPAGE);
+	for (off = 0; off < len; off += MB) {
+		if (mlock(p + off, MB))
+			_exit(4);
+		if (off + paced >= len)
+			sleep_ms(ms);
+	}
+	if (write(done, "", 1) != 1)
+		_exit(5);
+	for (;;)
+		pause();
+}
+
+/*
+ * The start of the DRAM pressure tests: a fast-first region of @len bytes, every
+ * page written (generation 1) and in DRAM, then huge pages reserved on node 0 (the
+ * fixture's teardown gives them back) so that DRAM has about 24 MiB of room left.
+ * Returns the room, or LLONG_MIN when the setup failed.
+ */
+static long long squeezed_region(struct __test_metadata *_metadata,
+				 FIXTURE_DATA(mig) *self, size_t len)
+{
+	size_t n = len / PAGE, i;
+	long long room;
+	struct where w;
+	char v[32];
+
+	if (mig_region(self, len))
+		return LLONG_MIN;
+	for (i = 0; i < n; i++)
+		fill(self->p, i, 1);
+	room = dram_room();
+	if (where(self->fd, 0, n, &w) || w.fast != (int)n || room < 48 * (long long)MB) {
+		TH_LOG("region: %d of %zu pages in DRAM; DRAM room %lld MiB: no pressure to test",
+		       w.fast, n, room / (long long)MB);
+		return LLONG_MIN;
+	}
+	/* Again while memory that was just freed (an earlier test's) comes back. */
+	for (i = 0; i < 5 && room > 32 * (long long)MB; i++) {
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)read_u64(HUGEPAGES0) +
+			 (room - 24 * (long long)MB) / (2 * (long long)MB));
+		if (cxlt_write(HUGEPAGES0, v))
+			return LLONG_MIN;
+		sleep_ms(200);
+		room = dram_room();
+	}
+	TH_LOG("region: %zu MiB in DRAM; %s huge pages on node 0; DRAM room now %lld MiB",
+	       len / MB, v, room / (long long)MB);
+	return room;
+}
+
+/*
+ * Another user takes @want bytes of DRAM (start_dram_user(), pacing the last
+ * @paced bytes at @ms a MiB).  Returns its pid once it holds them all, with *@status
+ * 0; else its wait status.
+ */
+static pid_t other_user(struct __test_metadata *_metadata, size_t want, size_t paced,
+			int ms, int *status)
+{
+	int pipefd[2];
+	double t0;
+	pid_t pid;
+	char c;
+
+	*status = 0;
+	if (pipe(pipefd))
+		return -1;
+	t0 = now_s();
+	pid = start_dram_user(want, paced, ms, pipefd[1]);
+	close(pipefd[1]);
+	if (pid > 0 && read(pipefd[0], &c, 1) != 1)
+		waitpid(pid, status, 0);	/* it ended without its memory */
+	close(pipefd[0]);
+	TH_LOG("the other user %s %zu MiB in %.1f s (%s %d)",
+	       *status ? "did not get" : "mlocked", want / MB, now_s() - t0,
+	       WIFSIGNALED(*status) ? "killed by signal" : "exit",
+	       WIFSIGNALED(*status) ? WTERMSIG(*status) : WEXITSTATUS(*status));
+	return pid;
+}
+
+/*
+ * A region's DRAM yields to other users.  Reclaim cannot demote region pages (they
+ * are dirty page cache, which the multi-gen LRU never evicts; DOC: region memory in
+ * region_mm.c), so the module gives DRAM back itself.  The daemon's room is DRAM
+ * free above the kernel's high watermarks: 128 MiB of region in DRAM, 24 MiB of
+ * room left, then a process mlocks that room and 96 MiB more, paced at 50 ms a MiB
+ * (the kernel finds some of it elsewhere: the gap between its watermarks, caches).
+ * It must get it all (before, the OOM killer took it: the region held on to its
+ * DRAM), the region must have given at least 32 MiB back, with its data intact, and
+ * while the process holds its memory the daemon must not take DRAM back below the
+ * watermarks, though the region's pages are read all the while.
+ */
+TEST_F_TIMEOUT(mig, yields_dram_to_others, 300)
+{
+	size_t len = 128 * MB, n = len / PAGE, i, bad = 0;
+	long long room0, room, low = LLONG_MAX;
+	struct where w;
+	int status;
+	pid_t pid;
+	double t0;
+
+	ASSERT_EQ(0, write_u64(DAEMON "wmark_high_mb", 4));
+	ASSERT_EQ(0, write_u64(DAEMON "wmark_low_mb", 2));
+	room0 = squeezed_region(_metadata, self, len);
+	ASSERT_NE(LLONG_MIN, room0);
+	pid = other_user(_metadata, (room0 > 0 ? room0 : 0) + 96 * MB, 96 * MB, 50, &status);
+	ASSERT_LT(0, pid);
+	EXPECT_EQ(0, status);
+
+	/*
+	 * DRAM is back above its watermarks soon after (the daemon demotes at its
+	 * copy rate), and stays there while the process holds its memory, though
+	 * the region is read all the while: its pages want DRAM, but there is none.
+	 */
+	t0 = now_s();
+	while ((room = dram_room()) < 0 && now_s() - t0 < 30)
+		sleep_ms(100);
+	TH_LOG("DRAM room %lld KiB %.1f s later", room / 1024, now_s() - t0);
+	EXPECT_LE(0, room);
+	t0 = now_s();
+	while (now_s() - t0 < 3) {
+		for (i = 0; i < n; i++)
+			bad += !check(self->p, i, 1);
+		room = dram_room();
+		low = room < low ? room : low;
+	}
+	ASSERT_EQ(0, where(self->fd, 0, n, &w));
+	TH_LOG("region: %d pages in DRAM, %d on tiers; DRAM room while read for 3 s: lowest %lld KiB, last %lld KiB",
+	       w.fast, w.slow, low / 1024, room / 1024);
+	EXPECT_GE((size_t)w.slow, 32 * MB / PAGE);
+	/* A period's promotions may overshoot by a little; not by more than 1 MiB. */
+	EXPECT_GT(low, -1 * (long long)MB);
+	stop_child(pid);
+	for (i = 0; i < n; i++)
+		bad += !check(self->p, i, 1);
+	EXPECT_EQ(0, bad);
+}
+
+/*
+ * A burst, with the daemon off: only reclaim's call to the module's shrinker
+ * (reclaim.c) can give DRAM back, synchronously, in the allocation that needs it.
+ * 128 MiB of region in DRAM, 24 MiB of room, a process mlocks that room and 96 MiB
+ * more as fast as it can.  It must get it all, the shrinker must have demoted at
+ * least 32 MiB, the region's data intact.  Without the shrinker the OOM killer
+ * takes the process.
+ */
+TEST_F_TIMEOUT(mig, reclaim_demotes_in_a_burst, 300)
+{
+	size_t len = 128 * MB, n = len / PAGE, i, bad = 0;
+	uint64_t demoted0 = read_u64(DAEMON "stats/reclaim_demoted_pages"), demoted;
+	long long room0;
+	struct where w;
+	int status;
+	pid_t pid;
+
+	ASSERT_NE(UINT64_MAX, demoted0);
+	ASSERT_EQ(0, write_u64(DAEMON "enable", 0));
+	room0 = squeezed_region(_metadata, self, len);
+	ASSERT_NE(LLONG_MIN, room0);
+	pid = other_user(_metadata, (room0 > 0 ? room0 : 0) + 96 * MB, 0, 0, &status);
+	ASSERT_LT(0, pid);
+	EXPECT_EQ(0, status);
+	demoted = read_u64(DAEMON "stats/reclaim_demoted_pages") - demoted0;
+	ASSERT_EQ(0, where(self->fd, 0, n, &w));
+	TH_LOG("reclaim demoted %llu pages; region: %d pages in DRAM, %d on tiers; DRAM room %lld KiB",
+	       (unsigned long long)demoted, w.fast, w.slow, dram_room() / 1024);
+	EXPECT_GE(demoted, 32 * MB / PAGE);
+	EXPECT_GE((size_t)w.slow, 32 * MB / PAGE);
+	stop_child(pid);
+	for (i = 0; i < n; i++)
+		bad += !check(self->p, i, 1);
+	EXPECT_EQ(0, bad);
+}
+
+/*
+ * DRAM short of its high watermarks, with free pages all the same: about 160 MiB
+ * free (huge pages reserved on node 0 take the rest), then the watermarks raised
+ * above that (watermark_scale_factor 3000: each step 30% of memory).  The fixture's
+ * teardown puts the huge pages and the scale factor back.  Returns 0, or -1 when
+ * DRAM still has room.
+ */
+static int short_of_dram(struct __test_metadata *_metadata)
+{
+	long long room0 = dram_room(), room;
+	char v[32];
+
+	if (room0 > 192 * (long long)MB) {
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)read_u64(HUGEPAGES0) +
+			 (room0 - 160 * (long long)MB) / (2 * (long long)MB));
+		if (cxlt_write(HUGEPAGES0, v))
+			return -1;
+	}
+	if (cxlt_write("/proc/sys/vm/watermark_scale_factor", "3000"))
+		return -1;
+	room = dram_room();
+	TH_LOG("DRAM room %lld MiB before, %lld MiB with watermark_scale_factor 3000",
+	       room0 / (long long)MB, room / (long long)MB);
+	return room < 0 ? 0 : -1;
+}
+
+/*
+ * The daemon's room is DRAM above the kernel's high watermarks, whatever its own
+ * budget says: DRAM short of them (short_of_dram()) makes it demote the region's
+ * pages, with the shrinker off (dram_reclaim=0, so that only the daemon moves
+ * them).  Before, it kept them: its budget
+ * (fast_budget_mb) had room.
+ */
+TEST_F_TIMEOUT(mig, daemon_gives_dram_back, 200)
+{
+	size_t len = 16 * MB, n = len / PAGE, i, bad = 0;
+	struct where w = { 0 };
+	double t0;
+
+	ASSERT_EQ(0, mig_region(self, len));
+	for (i = 0; i < n; i++)
+		fill(self->p, i, 1);
+	ASSERT_EQ(0, where(self->fd, 0, n, &w));
+	ASSERT_EQ((int)n, w.fast);
+	/* The fixture's teardown turns the shrinker back on. */
+	ASSERT_EQ(0, cxlt_write(PARAM "dram_reclaim", "0"));
+	ASSERT_EQ(0, short_of_dram(_metadata));
+	t0 = now_s();
+	while (now_s() - t0 < 60 && !where(self->fd, 0, n, &w) && w.fast)
+		sleep_ms(200);
+	TH_LOG("after %.1f s: %d pages in DRAM, %d on tiers", now_s() - t0, w.fast, w.slow);
+	EXPECT_EQ(0, w.fast);
+	for (i = 0; i < n; i++)
+		bad += !check(self->p, i, 1);
+	EXPECT_EQ(0, bad);
+}
+
+/*
+ * A fast-first page takes DRAM only above the kernel's high watermarks, where taking
+ * it makes reclaim take nothing from anyone; below them, it goes to a tier.  DRAM
+ * is short of its watermarks (short_of_dram()), with free pages enough for the
+ * allocator all the same, but no room.
+ * The daemon is off: it must not move the page after its fault.  Before, the page
+ * went to DRAM.
+ */
+TEST_F_TIMEOUT(mig, fast_first_fault_keeps_to_room, 120)
+{
+	struct where w;
+
+	ASSERT_EQ(0, write_u64(DAEMON "enable", 0));
+	ASSERT_EQ(0, short_of_dram(_metadata));
+	EXPECT_EQ(0, mig_region(self, MB));
+	if (self->p != MAP_FAILED) {
+		self->p[0] = 1;
+		EXPECT_EQ(0, where(self->fd, 0, 1, &w));
+		TH_LOG("its page: %s", w.slow ? "on a tier" : w.fast ? "in DRAM" : "nowhere");
+		EXPECT_EQ(1, w.slow);
+	}
 }
 
 /*
