@@ -4827,7 +4827,12 @@ int main(int argc, char **argv)
 	main_pid = getpid();
 	strcpy(G->modparams, "?");
 	if (cxlt_module_loaded()) {
-		cxlt_module_params(G->modparams, sizeof(G->modparams));
+		if (cxlt_module_params(G->modparams, sizeof(G->modparams))) {
+			/* A reload with some of them would drop the others. */
+			printf("Bail out! the module's parameters do not fit in %zu bytes\n",
+			       sizeof(G->modparams));
+			return 1;
+		}
 		dev = dev_open();
 		if (dev >= 0) {
 			/* Our names left behind by an earlier run that died: not a baseline. */

@@ -168,26 +168,36 @@ static inline int cxlt_module_loaded(void)
 	return access(CXLT_SYSFS, F_OK) == 0;
 }
 
-/* "name=value ..." of every readable parameter: what to load the module with again. */
-static inline void cxlt_module_params(char *out, size_t len)
+/*
+ * "name=value ..." of every readable parameter: what to load the module with again.
+ * Whole entries only: 0, or -ENOSPC when they do not all fit in @len (then @out has
+ * the ones that fit; loading with those would silently drop the others).
+ */
+static inline int cxlt_module_params(char *out, size_t len)
 {
-	size_t n = 0, i;
+	size_t n = 0, i, k;
+	int rc = 0;
 	glob_t g;
 
 	out[0] = 0;
 	if (glob(CXLT_PARAMS "/*", 0, NULL, &g))
-		return;
+		return 0;
 	for (i = 0; i < g.gl_pathc; i++) {
 		char v[128];
 
 		if (cxlt_read(g.gl_pathv[i], v, sizeof(v)) || strchr(v, ' ') || !v[0])
 			continue;
-		n += snprintf(out + n, len - n, "%s%s=%s", n ? " " : "",
-			      strrchr(g.gl_pathv[i], '/') + 1, v);
-		if (n >= len)
+		k = snprintf(out + n, len - n, "%s%s=%s", n ? " " : "",
+			     strrchr(g.gl_pathv[i], '/') + 1, v);
+		if (n + k >= len) {
+			out[n] = 0;
+			rc = -ENOSPC;
 			break;
+		}
+		n += k;
 	}
 	globfree(&g);
+	return rc;
 }
 
 /* Unload cxltier.ko without waiting: 0, or -EWOULDBLOCK/-EBUSY while it is in use. */

@@ -1271,7 +1271,7 @@ TEST_F_TIMEOUT(mig, unload_after_migration, 300)
 
 	if (!nr_tiers)
 		SKIP(return, "no CXL tier registered");
-	cxlt_module_params(params, sizeof(params));
+	ASSERT_EQ(0, cxlt_module_params(params, sizeof(params)));
 	ASSERT_EQ(0, mig_region(self, 2 * MB));
 	for (k = 0; k < 2 * MB / PAGE; k++)
 		self->p[k * PAGE] = 1;

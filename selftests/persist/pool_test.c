@@ -91,10 +91,11 @@ static size_t check(const uint64_t *p, size_t words, uint64_t seed)
 /* Unload and load cxltier.ko again, with the parameters it has; 0 or -errno. */
 static int reload(void)
 {
-	char params[256];
+	char params[1024];
 	int rc;
 
-	cxlt_module_params(params, sizeof(params));
+	if (cxlt_module_params(params, sizeof(params)))
+		return -1;
 	for (int i = 0; i < 50 && (rc = cxlt_rmmod()) == -EAGAIN; i++)
 		usleep(100000);
 	return rc ?: cxlt_insmod(params);
