@@ -72,18 +72,6 @@ protected:
 
 	// Waits until @cli has printed @text: 120 s at most, since a loaded CI machine
 	// was seen to take over 10 s before the command's first line.
-	static bool wait_for_output(const running_cli &cli, const std::string &text)
-	{
-		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-		while (std::chrono::steady_clock::now() < end) {
-			if (cli.out().find(text) != std::string::npos)
-				return true;
-			std::this_thread::sleep_for(std::chrono::milliseconds(10));
-		}
-		ADD_FAILURE() << "no '" << text << "' in:\n" << cli.out();
-		return false;
-	}
-
 	std::string written(const char *file) { return slurp(sysfs.root() / file); }
 
 	// Waits (120 s at most: loaded machines) until @cli opened blade_drain (O_TRUNC empties it) and
@@ -294,6 +282,27 @@ TEST_F(BladeCommandTest, FenceNeedsForce)
 	r = run({"blade", "fence", "mem1", "--force"});
 	EXPECT_EQ(r.status, 1);
 	EXPECT_EQ(r.out, "fencing mem1... failed\n");
+	EXPECT_EQ(one_error_line(r), "cxltierctl: mem1 is fenced already");
+}
+
+// fence -j prints the blade as blade list --json has it, nothing else; a refusal
+// prints nothing on stdout.
+TEST_F(BladeCommandTest, FenceJsonPrintsTheBlade)
+{
+	set_counters("mem1", {"4096", "1250", "0", "0", "0", "0"});
+	run_result f = run({"blade", "fence", "mem1", "--force", "-j"});
+	ASSERT_EQ(f.status, 0) << f.err;
+	EXPECT_EQ(f.err, "");
+	json doc = json::parse(f.out);
+	json list = json::parse(run({"blade", "list", "--json"}).out);
+	ASSERT_EQ(doc["blades"].size(), 1u);
+	EXPECT_EQ(doc["blades"][0], list["blades"][1]);
+	EXPECT_EQ(doc["blades"][0]["fenced_pages"], 4096);
+	EXPECT_EQ(doc["abi_version"], list["abi_version"]);
+	sysfs.write("blade_fence.errno", std::to_string(EALREADY));
+	run_result r = run({"blade", "fence", "mem1", "--force", "--json"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.out, "");
 	EXPECT_EQ(one_error_line(r), "cxltierctl: mem1 is fenced already");
 }
 

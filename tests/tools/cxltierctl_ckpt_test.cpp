@@ -200,6 +200,24 @@ TEST_F(CkptCommandTest, PersistentRegion)
 	EXPECT_THAT(run_ok({"region", "stat", "p"}), HasSubstr("its pool's device failed"));
 }
 
+// region create -j prints the region it made as region stat --json has it, and
+// nothing else; a refusal prints nothing on stdout.
+TEST_F(CkptCommandTest, CreateJsonPrintsTheRegion)
+{
+	json made = run_json({"region", "create", "v", "2M", "-j", "--policy", "slow-only"});
+	json stat = run_json({"region", "stat", "v", "--json"});
+	EXPECT_EQ(made, stat);
+	EXPECT_EQ(made["region"]["name"], "v");
+	EXPECT_EQ(made["region"]["size"], 2u << 20);
+	EXPECT_EQ(made["region"]["policy"], "slow-only");
+	json p = run_json({"region", "create", "p", "1M", "--persistent", "--pool", "region1", "--json"});
+	EXPECT_EQ(p["region"]["persistent"], true);
+	EXPECT_EQ(p["region"]["pool"], "region1");
+	run_result r = run({"region", "create", "v", "1M", "-j"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.out, "");
+}
+
 // --pool needs --persistent; a persistent region takes no policy or nodes; the
 // module's refusal names the pool.
 TEST_F(CkptCommandTest, PersistentRegionUsage)

@@ -252,6 +252,23 @@ TEST_F(SharedCommandTest, PoolAttach)
 	EXPECT_EQ(run({"pool", "attach"}).status, 2);
 }
 
+// pool attach -j prints the pool as pool list --json has it, nothing else.
+TEST_F(SharedCommandTest, PoolAttachJson)
+{
+	add_pool(sysfs, {.name = "region7", .state = "unformatted", .uuid = "", .format = ""});
+	sysfs.write("pools/region7/shared", "1");
+	sysfs.write("pools/region7/host", "3");
+	json doc = json::parse(run_ok({"pool", "attach", "region7", "--host", "3", "-j"}));
+	json list = json::parse(run_ok({"pool", "list", "--json"}));
+	ASSERT_TRUE(doc.contains("pool")) << doc;
+	EXPECT_EQ(doc["pool"]["name"], "region7");
+	EXPECT_EQ(doc["pool"]["host"], 3);
+	bool listed = false;
+	for (const auto &p : list["pools"])
+		listed |= p == doc["pool"];
+	EXPECT_TRUE(listed) << doc << "\n" << list;
+}
+
 // System RAM is refused with the way out; the module's refusals come out in one line.
 TEST_F(SharedCommandTest, PoolAttachRefused)
 {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -23,6 +24,7 @@
 
 using namespace cxltier_test;
 using ::testing::AllOf;
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
@@ -67,6 +69,14 @@ protected:
 	}
 
 	std::string written(const char *file) { return slurp(sysfs.root() / file); }
+
+	// A write to F waits while F.block exists (fake_dev.c).
+	env_overrides blocking_env() const
+	{
+		return {{"CXLTIER_SYSFS", sysfs.root().string()},
+			{"CXLTIER_SYS_ROOT", sys.root().string()},
+			{"LD_PRELOAD", CXLTIER_FAKE_DEV_PATH}};
+	}
 
 	fake_sysfs sysfs;
 	fake_sys sys;
@@ -245,11 +255,16 @@ TEST_F(TierCommandTest, AddJsonPrintsTheTiers)
 	EXPECT_THAT(r.err, StartsWith("cxltierctl: "));
 }
 
-// Several regions are handled in turn, each reported.
+// Several regions are handled in turn, each reported: what its node had in use
+// (region0's node 2: 1 GiB less 1000 MiB free), or only the time for a tier whose
+// node is unknown (region1 is not a tier here).
 TEST_F(TierCommandTest, RemoveSeveral)
 {
-	EXPECT_EQ(run_ok({"tier", "remove", "region0", "region1"}),
-		  "removing region0... done\nremoving region1... done\n");
+	auto l = lines(run_ok({"tier", "remove", "region0", "region1"}));
+	ASSERT_EQ(l.size(), 2u);
+	EXPECT_THAT(l[0], ContainsRegex("^removed region0: 6144 pages \\(24 MiB\\) moved off in "
+					"[0-9.]+ (s|ms|us)$"));
+	EXPECT_THAT(l[1], ContainsRegex("^removed region1 in [0-9.]+ (s|ms|us)$"));
 	EXPECT_EQ(written("tier_remove"), "region1");
 }
 
@@ -261,11 +276,51 @@ TEST_F(TierCommandTest, FailuresAreReportedPerRegion)
 	fs::create_symlink("/dev/full", sysfs.root() / "tier_remove");
 	run_result r = run({"tier", "remove", "region0", "region1"});
 	EXPECT_EQ(r.status, 1);
-	EXPECT_EQ(r.out, "removing region0... failed\nremoving region1... failed\n");
+	EXPECT_EQ(r.out, "");
 	auto err = lines(r.err);
 	ASSERT_EQ(err.size(), 2u) << r.err;
 	EXPECT_THAT(err[0], StartsWith("cxltierctl: removing the tier region0 failed: No space left"));
 	EXPECT_THAT(err[1], StartsWith("cxltierctl: removing the tier region1 failed: No space left"));
+}
+
+// While the write to tier_remove blocks (the kernel moves the node's pages off), a
+// line per interval says how many pages are left and how fast they go; then one
+// line sums it up.
+TEST_F(TierCommandTest, RemoveShowsProgressThenASummary)
+{
+	sysfs.write("tier_remove.block", "");
+	running_cli cli({"tier", "remove", "region0", "--interval", "0.05"}, blocking_env());
+	ASSERT_TRUE(wait_for_output(cli, "removing region0: 6144 pages (24 MiB) left, 0 moved"));
+	sys.write("fake-libnuma/node2/mem_free_kib", "1040384"); // 8 MiB in use
+	ASSERT_TRUE(wait_for_output(cli, "removing region0: 2048 pages (8 MiB) left, 4096 moved"));
+	sysfs.remove("tier_remove.block");
+	run_result r = cli.wait();
+	EXPECT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(r.err, "");
+	EXPECT_EQ(written("tier_remove"), "region0");
+	auto l = lines(r.out);
+	ASSERT_GE(l.size(), 3u) << r.out;
+	for (std::size_t i = 0; i + 1 < l.size(); i++)
+		EXPECT_THAT(l[i], ContainsRegex("^removing region0: [0-9]+ pages \\(.*\\) left, [0-9]+ "
+						"moved, [0-9]+ pages/s$"));
+	EXPECT_THAT(l.back(), ContainsRegex("^removed region0: 6144 pages \\(24 MiB\\) moved off in "));
+}
+
+// Ctrl-C interrupts the write (the kernel keeps the tier): the command says so,
+// exits 1 instead of dying of the signal, and does not go on with the next tier.
+TEST_F(TierCommandTest, RemoveInterrupted)
+{
+	sysfs.write("tier_remove.block", "");
+	running_cli cli({"tier", "remove", "region0", "region1", "--interval", "0.05"},
+			blocking_env());
+	ASSERT_TRUE(wait_for_output(cli, "removing region0: 6144 pages"));
+	ASSERT_EQ(::kill(cli.pid(), SIGINT), 0);
+	run_result r = cli.wait();
+	EXPECT_EQ(cli.signal(), 0);
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.err, "cxltierctl: removing region0 was interrupted by a signal; the tier stays "
+			 "online, nothing was lost\n");
+	EXPECT_EQ(written("tier_remove"), "");	// region1 was not tried
 }
 
 // A module without tier support fails add with one line, exit 1.

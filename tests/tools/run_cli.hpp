@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <chrono>
+#include <thread>
 #include <string>
 #include <utility>
 #include <vector>
@@ -129,6 +131,19 @@ inline run_result run_cxltierctl(const std::vector<std::string> &args, const env
 {
 	running_cli cli(args, over);
 	return cli.wait();
+}
+
+// Waits (up to 120 s) until @cli printed @text; a test failure if it never does.
+inline bool wait_for_output(const running_cli &cli, const std::string &text)
+{
+	auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+	while (std::chrono::steady_clock::now() < end) {
+		if (cli.out().find(text) != std::string::npos)
+			return true;
+		std::this_thread::sleep_for(std::chrono::milliseconds(10));
+	}
+	ADD_FAILURE() << "no '" << text << "' in:\n" << cli.out();
+	return false;
 }
 
 } // namespace cxltier_test

@@ -2,21 +2,15 @@
 // cxltierctl blade ...: CXL memory devices: list them with their fencing and
 // draining counters, fence a failed one, drain one before it is removed (with
 // progress), and put one back in service.
-#include <pthread.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
-#include <csignal>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <thread>
 
 #include <fmt/core.h>
 
 #include "cxltierctl.hpp"
+#include "progress.hpp"
 
 namespace cxltierctl {
 
@@ -106,20 +100,6 @@ struct drain_options {
 };
 
 // "1.250 s", "850 ms", "12 us".
-std::string duration_text(std::uint64_t us)
-{
-	if (us >= 1000000)
-		return fmt::format("{:.3f} s", static_cast<double>(us) / 1e6);
-	if (us >= 1000)
-		return fmt::format("{:.1f} ms", static_cast<double>(us) / 1e3);
-	return fmt::format("{} us", us);
-}
-
-std::string pages_text(std::uint64_t pages)
-{
-	return fmt::format("{} page{} ({})", pages, pages == 1 ? "" : "s", human_size(page_bytes(pages)));
-}
-
 // Fails with the library's reason when @rc is an error.
 void check_result(cxltier_ctx *ctx, int rc)
 {
@@ -159,9 +139,20 @@ void blade_list(bool json_out)
 	print_json(doc);
 }
 
-void blade_fence(const std::string &name)
+void blade_fence(const std::string &name, bool json_out)
 {
 	auto ctx = open_ctx();
+	if (json_out) {
+		// Nothing on stdout but the blade, as blade list --json has it.
+		check_result(ctx.get(), cxltier_blade_fence(ctx.get(), name.c_str()));
+		if (int rc = cxltier_refresh(ctx.get()); rc != 0)
+			throw fatal(library_error(ctx.get(), rc));
+		list_filter only{{name}, {}, {}};
+		json doc = list_document(ctx.get());
+		doc["blades"] = blades_json(ctx.get(), &only);
+		print_json(doc);
+		return;
+	}
 	fmt::print("fencing {}... ", name);
 	std::fflush(stdout);
 	if (int rc = cxltier_blade_fence(ctx.get(), name.c_str()); rc != 0) {
@@ -186,124 +177,6 @@ void blade_restore(const std::string &name)
 }
 
 // --- blade drain --------------------------------------------------------------------
-
-volatile std::sig_atomic_t drain_signal = 0;
-
-extern "C" void on_drain_signal(int sig)
-{
-	drain_signal = sig;
-}
-
-// Ctrl-C, SIGTERM and SIGHUP interrupt the drain's write instead of killing the
-// program: they are blocked in every thread but the writer (threads started in the
-// scope inherit the mask), whose write then fails with EINTR; the module puts the
-// blade back online.  Everything comes back at scope exit.
-class drain_signals {
-public:
-	drain_signals()
-	{
-		drain_signal = 0;
-		struct sigaction sa = {};
-		sa.sa_handler = on_drain_signal; // no SA_RESTART: the write must end
-		sigemptyset(&sa.sa_mask);
-		sigset_t set;
-		sigemptyset(&set);
-		for (std::size_t i = 0; i < std::size(signals); i++) {
-			::sigaction(signals[i], &sa, &old_[i]);
-			sigaddset(&set, signals[i]);
-		}
-		pthread_sigmask(SIG_BLOCK, &set, &old_mask_);
-	}
-	~drain_signals()
-	{
-		pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr);
-		for (std::size_t i = 0; i < std::size(signals); i++)
-			::sigaction(signals[i], &old_[i], nullptr);
-	}
-	drain_signals(const drain_signals &) = delete;
-	drain_signals &operator=(const drain_signals &) = delete;
-
-	// In the writer thread: take the signals there.
-	static void accept()
-	{
-		sigset_t set;
-		sigemptyset(&set);
-		for (int s : signals)
-			sigaddset(&set, s);
-		pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
-	}
-
-private:
-	static constexpr int signals[] = {SIGINT, SIGTERM, SIGHUP};
-	struct sigaction old_[std::size(signals)];
-	sigset_t old_mask_;
-};
-
-// The blocking write to blade_drain, in a thread of its own with a context of its
-// own, so that the caller can watch the progress meanwhile.
-class drain_writer {
-public:
-	explicit drain_writer(const std::string &blade)
-		: ctx_(open_ctx()), thread_([this, blade] { write(blade); })
-	{
-	}
-	~drain_writer()
-	{
-		if (thread_.joinable())
-			thread_.join();
-	}
-	drain_writer(const drain_writer &) = delete;
-	drain_writer &operator=(const drain_writer &) = delete;
-
-	// Waits until the write returned or @timeout passed; whether it returned.
-	bool wait_for(std::chrono::duration<double> timeout)
-	{
-		std::unique_lock guard(lock_);
-		return cv_.wait_for(guard, timeout, [this] { return done_; });
-	}
-	// A signal that came between the writer's look at drain_signal and its write
-	// would not interrupt the write: send it again to the writer's thread, where it
-	// ends a write that is blocked (EINTR), until the write returned.
-	void interrupt()
-	{
-		std::unique_lock guard(lock_);
-		if (!done_)
-			pthread_kill(thread_.native_handle(), static_cast<int>(drain_signal));
-	}
-	// After wait_for() said so: 0 or the negative errno, with the reason.
-	int result() const { return rc_; }
-	const std::string &reason() const { return reason_; }
-
-private:
-	void write(const std::string &blade)
-	{
-		drain_signals::accept();
-		int rc = -EINTR;
-		std::string why = fmt::format("draining {} was interrupted before it began; nothing "
-					      "was changed",
-					      blade);
-		// A signal that came before the write would not interrupt it.
-		if (!drain_signal) {
-			rc = cxltier_blade_drain(ctx_.get(), blade.c_str());
-			why = rc ? library_error(ctx_.get(), rc) : "";
-		}
-		std::lock_guard guard(lock_);
-		rc_ = rc;
-		reason_ = std::move(why);
-		done_ = true;
-		cv_.notify_all();
-	}
-
-	cxltier::ctx_ptr ctx_;
-	std::mutex lock_;
-	std::condition_variable cv_;
-	bool done_ = false;
-	int rc_ = 0;
-	std::string reason_;
-	std::thread thread_; // last: starts once the rest is there
-};
-
-using steady = std::chrono::steady_clock;
 
 // One progress line from drain_left and drained_pages; empty until the drain shows.
 class drain_progress {
@@ -340,41 +213,6 @@ private:
 	bool seen_ = false;
 };
 
-// Progress on a terminal rewrites one line; elsewhere (a log, a pipe) it is a line
-// per interval.
-class progress_output {
-public:
-	progress_output() : tty_(::isatty(STDOUT_FILENO)) {}
-	~progress_output() { end(); }
-	progress_output(const progress_output &) = delete;
-	progress_output &operator=(const progress_output &) = delete;
-
-	void show(const std::string &line)
-	{
-		if (line.empty())
-			return;
-		if (tty_) {
-			fmt::print("\r\x1b[K{}", line);
-			open_ = true;
-		} else {
-			fmt::print("{}\n", line);
-		}
-		std::fflush(stdout);
-	}
-	// Ends the line being rewritten, before other output.
-	void end()
-	{
-		if (open_)
-			fmt::print("\n");
-		open_ = false;
-		std::fflush(stdout);
-	}
-
-private:
-	bool tty_;
-	bool open_ = false;
-};
-
 void blade_drain(const drain_options &o)
 {
 	auto ctx = open_ctx();
@@ -387,10 +225,13 @@ void blade_drain(const drain_options &o)
 	int rc = 0;
 	std::string reason;
 	{
-		drain_signals signals;
-		drain_writer writer(o.blade);
+		interrupt_signals signals;
+		blocking_write writer(
+			[&o](cxltier_ctx *c) { return cxltier_blade_drain(c, o.blade.c_str()); },
+			fmt::format("draining {} was interrupted before it began; nothing was changed",
+				    o.blade));
 		while (!writer.wait_for(std::chrono::duration<double>(o.interval))) {
-			if (drain_signal)
+			if (interrupt_signal)
 				writer.interrupt();
 			out.show(progress.line(fresh(ctx.get(), o.blade)));
 		}
@@ -437,13 +278,16 @@ void add_blade_command(CLI::App &app, action &run)
 		->required()
 		->check(blade_name);
 	fence->add_flag("--force", *force, "Fence it: the data of every page on it is lost");
-	fence->callback([&run, fence_name, force] {
+	auto fence_json = std::make_shared<bool>(false);
+	fence->add_flag("-j,--json", *fence_json,
+			"Print the fenced blade as JSON (as blade list --json) instead of progress");
+	fence->callback([&run, fence_name, force, fence_json] {
 		if (!*force)
 			throw CLI::ValidationError(
 				"fence", fmt::format("the data of every page on {} would be lost, and every "
 						     "process that maps one gets SIGBUS; add --force to fence it",
 						     *fence_name));
-		run = [fence_name] { blade_fence(*fence_name); };
+		run = [fence_name, fence_json] { blade_fence(*fence_name, *fence_json); };
 	});
 
 	auto *drain = noun->add_subcommand(

@@ -61,7 +61,9 @@ void pool_format(const std::string &name, bool force)
 		   force ? " (whatever it held before is gone)" : "");
 }
 
-void pool_attach(const std::string &name, unsigned int host)
+json pool_json(cxltier_pool *p);
+
+void pool_attach(const std::string &name, unsigned int host, bool json_out)
 {
 	auto ctx = open_ctx();
 	int rc = cxltier_pool_attach(ctx.get(), name.c_str(), host);
@@ -71,6 +73,16 @@ void pool_attach(const std::string &name, unsigned int host)
 	cxltier_pool *p = nullptr;
 	if (cxltier_refresh(ctx.get()) == 0)
 		p = cxltier_pool_get_by_name(ctx.get(), name.c_str());
+	if (json_out) {
+		// The pool as pool list --json has it; it is attached even if unlisted.
+		if (!p)
+			throw fatal(fmt::format("attached {}, but it is not listed as a pool: {}", name,
+						cxltier_get_last_error(ctx.get())));
+		json doc = list_document(ctx.get());
+		doc["pool"] = pool_json(p);
+		print_json(doc);
+		return;
+	}
 	if (!p) {
 		fmt::print("Attached {} as a shared pool.\n", name);
 		return;
@@ -403,8 +415,13 @@ void add_pool_command(CLI::App &app, action &run)
 	attach->add_option("--host", *host,
 			   "This host's record id in the pool (default: the module parameter host_id)")
 		->check(CLI::Range(1u, 63u));
-	attach->callback([&run, attach_name, host] {
-		run = [attach_name, host] { pool_attach(*attach_name, *host); };
+	auto attach_json = std::make_shared<bool>(false);
+	attach->add_flag("-j,--json", *attach_json,
+			 "Print the pool as JSON (as pool list --json has each)");
+	attach->callback([&run, attach_name, host, attach_json] {
+		run = [attach_name, host, attach_json] {
+			pool_attach(*attach_name, *host, *attach_json);
+		};
 	});
 
 	auto *detach = noun->add_subcommand("detach", "Detach a shared pool from this host");

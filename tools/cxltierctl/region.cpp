@@ -26,6 +26,7 @@ struct create_options {
 	std::string nodes;
 	bool persistent = false;
 	std::string pool;
+	bool json_out = false; // print the region as region stat --json has it
 };
 
 struct touch_options {
@@ -182,6 +183,20 @@ bool on_pool(const cxltier_region_info *i)
 	return cxltier_region_info_is_persistent(i) || cxltier_region_info_is_shared(i);
 }
 
+// region create --json: the region as region stat --json shows it.  It exists once
+// created: a failed stat says so on stderr and fails, but does not undo it.
+void print_created(cxltier_ctx *ctx, const std::string &name)
+{
+	int err = 0;
+	auto info = cxltier::stat_region(ctx, name.c_str(), err);
+	if (!info)
+		throw fatal(fmt::format("created region {}, but could not read it back: {}", name,
+					reason(ctx, err)));
+	json doc = list_document(ctx);
+	doc["region"] = region_json(info.get());
+	print_json(doc);
+}
+
 void region_create_persistent(const create_options &o)
 {
 	auto ctx = open_ctx();
@@ -193,6 +208,8 @@ void region_create_persistent(const create_options &o)
 						  o.pool.c_str(), &id);
 	if (rc)
 		throw fatal(reason(ctx.get(), rc));
+	if (o.json_out)
+		return print_created(ctx.get(), o.name);
 	int err = 0;
 	auto info = cxltier::stat_region(ctx.get(), o.name.c_str(), err);
 	std::string pool = info ? cxltier_region_info_get_pool(info.get()) : o.pool;
@@ -219,6 +236,8 @@ void region_create(const create_options &o)
 				       nodes.data(), nodes.size(), &id);
 	if (rc)
 		throw fatal(reason(ctx.get(), rc));
+	if (o.json_out)
+		return print_created(ctx.get(), o.name);
 	fmt::print("Created region {} (id {}, {}, {}, mode {:04o}).\n", o.name, id,
 		   human_size(o.size), o.policy, mode ? mode : 0600);
 }
@@ -484,6 +503,8 @@ void add_region_command(CLI::App &app, action &run)
 			   "With --persistent: the pool (regionN; default: the one with most free space)")
 		->needs(persistent);
 	persistent->excludes(nodes_opt);
+	create->add_flag("-j,--json", co->json_out,
+			 "Print the region it made as JSON (as region stat --json)");
 	create->callback([&run, co, create] {
 		if (co->persistent && create->count("--policy"))
 			throw CLI::ValidationError("--policy", "a persistent region has no placement policy");

@@ -13,6 +13,7 @@
 #include <fmt/core.h>
 
 #include "cxltierctl.hpp"
+#include "progress.hpp"
 
 namespace cxltierctl {
 
@@ -121,21 +122,88 @@ void tier_add(const add_options &o)
 		throw already_reported();
 }
 
-void tier_remove(const std::vector<std::string> &regions)
+struct remove_options {
+	std::vector<std::string> regions;
+	double interval = 1.0; // seconds between progress lines
+};
+
+// Pages in use on @node now (its memory less what is free), from a new snapshot of
+// @ctx; nothing when the node is gone or unreadable.
+std::optional<std::uint64_t> node_used_pages(cxltier_ctx *ctx, int node)
+{
+	if (node < 0 || cxltier_refresh(ctx) != 0)
+		return std::nullopt;
+	cxltier_node *n = cxltier_node_get_by_id(ctx, node);
+	if (!n)
+		return std::nullopt;
+	std::uint64_t total = cxltier_node_get_mem_total(n), free = cxltier_node_get_mem_free(n);
+	return (total > free ? total - free : 0) / page_bytes(1);
+}
+
+// One tier: the blocking write in a thread, a progress line per interval from the
+// node's used pages (the kernel moves them off before the memory goes), then one
+// line.  Ctrl-C ends the write with EINTR, and the kernel keeps the tier.
+bool remove_one(cxltier_ctx *ctx, const std::string &region, double interval)
+{
+	cxltier_tier *t = cxltier_tier_get_by_name(ctx, region.c_str());
+	int node = t ? cxltier_tier_get_node(t) : -1;
+	std::optional<std::uint64_t> start = node_used_pages(ctx, node);
+	auto t0 = steady::now(), last_time = t0;
+	std::uint64_t last_left = start.value_or(0);
+	progress_output out;
+	int rc;
+	std::string reason;
+	{
+		interrupt_signals signals;
+		blocking_write writer(
+			[&region](cxltier_ctx *c) { return cxltier_tier_remove(c, region.c_str()); },
+			fmt::format("removing {} was interrupted before it began; nothing was changed",
+				    region));
+		while (!writer.wait_for(std::chrono::duration<double>(interval))) {
+			if (interrupt_signal)
+				writer.interrupt();
+			auto left = node_used_pages(ctx, node);
+			if (!left || !start)
+				continue;
+			auto now = steady::now();
+			double since = std::chrono::duration<double>(now - last_time).count();
+			double rate = since > 0 && last_left > *left ?
+					      static_cast<double>(last_left - *left) / since :
+					      0;
+			out.show(fmt::format("removing {}: {} left, {} moved, {:.0f} pages/s", region,
+					     pages_text(*left), *start > *left ? *start - *left : 0,
+					     rate));
+			last_time = now;
+			last_left = *left;
+		}
+		rc = writer.result();
+		reason = writer.reason();
+	}
+	out.end();
+	if (rc) {
+		report_now(reason);
+		return false;
+	}
+	auto us = std::chrono::duration_cast<std::chrono::microseconds>(steady::now() - t0).count();
+	if (start)
+		fmt::print("removed {}: {} moved off in {}\n", region, pages_text(*start),
+			   duration_text(static_cast<std::uint64_t>(us)));
+	else
+		fmt::print("removed {} in {}\n", region, duration_text(static_cast<std::uint64_t>(us)));
+	return true;
+}
+
+void tier_remove(const remove_options &o)
 {
 	auto ctx = open_ctx();
 	bool failed = false;
-	for (const auto &region : regions) {
-		// Every page is migrated off first: this can take a while too.
-		fmt::print("removing {}... ", region);
-		std::fflush(stdout);
-		if (int rc = cxltier_tier_remove(ctx.get(), region.c_str()); rc != 0) {
-			fmt::print("failed\n");
-			report_now(last_error(ctx.get(), rc));
+	for (const auto &region : o.regions) {
+		if (!remove_one(ctx.get(), region, o.interval)) {
 			failed = true;
-			continue;
+			// Interrupted: the user wants to stop, not to go on with the next.
+			if (interrupt_signal)
+				break;
 		}
-		fmt::print("done\n");
 	}
 	if (failed)
 		throw already_reported();
@@ -403,9 +471,13 @@ void add_tier_command(CLI::App &app, action &run)
 
 	auto *remove = noun->add_subcommand(
 		"remove", "Migrate every page off tiers and remove them (needs root)");
-	auto regions = std::make_shared<std::vector<std::string>>();
-	remove->add_option("REGION", *regions, "Tier (CXL region) names")->required()->check(region_name);
-	remove->callback([&run, regions] { run = [regions] { tier_remove(*regions); }; });
+	auto ro = std::make_shared<remove_options>();
+	remove->add_option("REGION", ro->regions, "Tier (CXL region) names")
+		->required()
+		->check(region_name);
+	remove->add_option("--interval", ro->interval, "Seconds between progress lines (default 1)")
+		->check(CLI::Range(0.05, 3600.0));
+	remove->callback([&run, ro] { run = [ro] { tier_remove(*ro); }; });
 
 	auto *list = noun->add_subcommand("list", "List tiers with their nodes and memory tiers");
 	auto json_out = std::make_shared<bool>(false);
