@@ -980,11 +980,12 @@ ssize_t cxlt_tiers_of_blade_show(const char *blade, char *buf)
  * cxlt_node_room() - free pages of a node beyond what reclaim keeps free
  * @nid: a node with memory
  *
- * The node's free pages less its zones' high watermarks: kswapd reclaims a node
- * until it is above them, so below them every page taken makes reclaim take one
- * from somebody.  Negative when the node is short.  The small reserves that lower
- * zones keep from higher zones' allocations (lowmem_reserve) are not taken off: an
- * allocation that counted on them fails and falls back.
+ * Per zone, its free pages less its high watermark and less what it keeps from
+ * movable allocations for those that can use no higher zone (lowmem_reserve): kswapd
+ * reclaims a node until its zones are above their high watermarks, so below them
+ * every page taken makes reclaim take one from somebody.  A zone that has no more
+ * free than that reserve is no room of a movable page's either way (the DMA zone
+ * of a full node), and does not count.  Negative when the node is short.
  *
  * Context: any.
  * Return: pages, negative when the node is below its high watermarks.
@@ -992,15 +993,18 @@ ssize_t cxlt_tiers_of_blade_show(const char *blade, char *buf)
 long cxlt_node_room(int nid)
 {
 	pg_data_t *pgdat = NODE_DATA(nid);
-	long room = 0;
+	long room = 0, free, reserve;
 	int z;
 
 	for (z = 0; z < MAX_NR_ZONES; z++) {
 		struct zone *zone = &pgdat->node_zones[z];
 
-		if (populated_zone(zone))
-			room += (long)zone_page_state(zone, NR_FREE_PAGES) -
-				(long)high_wmark_pages(zone);
+		if (!populated_zone(zone))
+			continue;
+		free = zone_page_state(zone, NR_FREE_PAGES);
+		reserve = zone->lowmem_reserve[ZONE_MOVABLE];
+		if (free > reserve)
+			room += free - reserve - (long)high_wmark_pages(zone);
 	}
 	return room;
 }

@@ -673,28 +673,39 @@ TEST_F_TIMEOUT(mig, hint_bad_input, 20)
 
 
 /*
- * Node 0's free memory less its zones' high watermarks, from /proc/zoneinfo, in
- * bytes: what the module calls the node's room (cxlt_node_room()).
+ * Node 0's room as the module counts it (cxlt_node_room()), from /proc/zoneinfo, in
+ * bytes: per zone, free pages less the high watermark and less what the zone keeps
+ * from movable allocations (the ZONE_MOVABLE entry of "protection"), for zones with
+ * more free than that.
  */
 static long long dram_room(void)
 {
-	long long free = 0, high = 0, v;
-	bool node0 = false;
+	long long free = 0, high = 0, room = 0, p[5];
+	bool node0 = false, zone = false;
 	char line[256];
 	FILE *f = fopen("/proc/zoneinfo", "r");
 
 	if (!f)
 		return LLONG_MIN;
 	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "Node ", 5))
+		if (!strncmp(line, "Node ", 5)) {
 			node0 = !strncmp(line, "Node 0,", 7);
-		else if (node0 && sscanf(line, " pages free %lld", &v) == 1)
-			free += v;
-		else if (node0 && sscanf(line, " high %lld", &v) == 1)
-			high += v;
+			zone = false;
+		} else if (node0 && sscanf(line, " pages free %lld", &free) == 1) {
+			zone = true;
+		} else if (node0 && zone && sscanf(line, " high %lld", &high) == 1) {
+			;
+		} else if (node0 && zone &&
+			   sscanf(line, " protection: (%lld, %lld, %lld, %lld, %lld)",
+				  &p[0], &p[1], &p[2], &p[3], &p[4]) == 5) {
+			/* p[3]: ZONE_MOVABLE, the class of a region page's allocation. */
+			if (free > p[3])
+				room += free - p[3] - high;
+			zone = false;
+		}
 	}
 	fclose(f);
-	return (free - high) * (long long)PAGE;
+	return room * (long long)PAGE;
 }
 
 /*
