@@ -69,18 +69,6 @@ protected:
 		return r.out;
 	}
 
-	static bool wait_for_output(const running_cli &cli, const std::string &text)
-	{
-		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-		while (std::chrono::steady_clock::now() < end) {
-			if (cli.out().find(text) != std::string::npos)
-				return true;
-			std::this_thread::sleep_for(std::chrono::milliseconds(10));
-		}
-		ADD_FAILURE() << "no '" << text << "' in:\n" << cli.out();
-		return false;
-	}
-
 	fake_sysfs sysfs;
 	fake_sys sys;
 	fake_dev dev;
