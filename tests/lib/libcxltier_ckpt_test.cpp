@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <gmock/gmock.h>
+#include <sys/stat.h>
 #include <gtest/gtest.h>
 
 #include "cxltier.h"
@@ -303,6 +304,57 @@ TEST_F(CkptTest, PersistentRegion)
 	ASSERT_EQ(cxltier_region_stat(ctx.get(), "p1", &info), 0) << why();
 	EXPECT_TRUE(cxltier_region_info_is_lost(info));
 	cxltier_region_info_free(info);
+}
+
+// The region list has each region's id, name, size and policy, in id order, and
+// nothing past its end; an open region has its name and a file descriptor of the
+// region file, which maps like the library's own mapping.
+TEST_F(CkptTest, RegionListAndRegionFile)
+{
+	std::uint32_t a = 0, b = 0;
+	ASSERT_EQ(cxltier_region_create(ctx.get(), "a", 1 << 20, CXLTIER_REGION_POLICY_SLOW_ONLY, 0,
+					nullptr, 0, &a),
+		  0)
+		<< why();
+	ASSERT_EQ(cxltier_region_create(ctx.get(), "b", 2 << 20, CXLTIER_REGION_POLICY_INTERLEAVE, 0,
+					nullptr, 0, &b),
+		  0)
+		<< why();
+	cxltier_region_list *list = nullptr;
+	ASSERT_EQ(cxltier_region_list_new(ctx.get(), &list), 0) << why();
+	ASSERT_EQ(cxltier_region_list_get_count(list), 2u);
+	EXPECT_EQ(cxltier_region_list_get_id(list, 0), a);
+	EXPECT_STREQ(cxltier_region_list_get_name(list, 0), "a");
+	EXPECT_EQ(cxltier_region_list_get_size(list, 0), 1u << 20);
+	EXPECT_EQ(cxltier_region_list_get_policy(list, 0), CXLTIER_REGION_POLICY_SLOW_ONLY);
+	EXPECT_EQ(cxltier_region_list_get_id(list, 1), b);
+	EXPECT_EQ(cxltier_region_list_get_size(list, 1), 2u << 20);
+	EXPECT_EQ(cxltier_region_list_get_policy(list, 1), CXLTIER_REGION_POLICY_INTERLEAVE);
+	EXPECT_EQ(cxltier_region_list_get_id(list, 2), 0u);
+	EXPECT_EQ(cxltier_region_list_get_name(list, 2), nullptr);
+	EXPECT_EQ(cxltier_region_list_get_size(list, 2), 0u);
+	cxltier_region_list_free(list);
+
+	// A persistent one: the fake device backs its region file with the pool's bytes.
+	ASSERT_EQ(cxltier_region_create_persistent(ctx.get(), "p", 2 << 20, 0, "region1", nullptr), 0)
+		<< why();
+	cxltier_region *r = nullptr;
+	ASSERT_EQ(cxltier_region_open(ctx.get(), "p", CXLTIER_REGION_RDWR, &r), 0) << why();
+	EXPECT_STREQ(cxltier_region_get_name(r), "p");
+	int fd = cxltier_region_get_fd(r);
+	ASSERT_GE(fd, 0);
+	struct stat st;
+	ASSERT_EQ(fstat(fd, &st), 0);
+	EXPECT_EQ(static_cast<std::uint64_t>(st.st_size), 2u << 20);
+	void *addr = nullptr;
+	ASSERT_EQ(cxltier_region_map(r, &addr), 0) << why();
+	auto *p = static_cast<volatile char *>(addr);
+	p[4096] = 42;
+	void *own = mmap(nullptr, 8192, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(own, MAP_FAILED);
+	EXPECT_EQ(static_cast<const char *>(own)[4096], 42);
+	munmap(own, 8192);
+	cxltier_region_close(r);
 }
 
 // The module's ENODEV and ENOSPC name the pool; bad pool names never reach it.
