@@ -16,6 +16,14 @@ PROGS := $(addprefix $(O)/,$(TEST_GEN_PROGS))
 .PHONY: all
 all: $(PROGS) $(addprefix $(O)/,$(TEST_PROGS)) $(O)/config
 
+# Programs that link libcxltier: a group lists them in CXLT_LIB_PROGS (before it
+# includes this file).  They are linked again when the library changes: a program
+# built against an older one can need symbol versions it no longer has.
+CXLT_LIB := $(O)/../../lib/libcxltier.so
+$(addprefix $(O)/,$(CXLT_LIB_PROGS)): CFLAGS += -I$(ROOT)/lib/include
+$(addprefix $(O)/,$(CXLT_LIB_PROGS)): LDLIBS += -L$(O)/../../lib -lcxltier
+$(addprefix $(O)/,$(CXLT_LIB_PROGS)): $(CXLT_LIB)
+
 # Every test names its timeout (TEST_F_TIMEOUT): the harness's default of 30 s is too
 # short for some guests and too long for most tests (see lib/cxlt_test.h).
 $(O)/%: %.c $(wildcard $(ROOT)/selftests/lib/*.h) $(ROOT)/include/uapi/linux/cxltier.h | $(O)
