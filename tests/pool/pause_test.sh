@@ -122,8 +122,10 @@ for ((t = 1; t <= trials; t++)); do
 	else
 		how="A never started"
 		echo "# trial $t: A never started (see its log below)"
-		# A hung boot would hold the trial until its timeout: end it now.
+		# A hung boot would hold the trial until its timeout: end it now, and B,
+		# which would wait for A until its own (the trial has failed already).
 		q=$(qemu_of "$work/a.pid") && kill -9 "$q"
+		q=$(qemu_of "$work/b.pid") && kill -9 "$q"
 		touch "$share/a.stopped" "$share/a.resumed"
 	fi
 	wait "$apid"
