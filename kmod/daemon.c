@@ -286,9 +286,9 @@ static void cxlt_params(struct cxlt_policy_params *p, u64 elapsed_ns)
 	/*
 	 * Nor is DRAM that others use: room is only what the fast nodes have free
 	 * above the kernel's high watermarks.  When others take it, the policy is
-	 * below its low watermark and demotes (below the kernel's, by the shortfall);
-	 * reclaim cannot demote region pages (DOC: region memory), so nothing else
-	 * would give it back.
+	 * below its low watermark and demotes (below the kernel's, by the shortfall).
+	 * Reclaim cannot demote region pages (DOC: region memory); the shrinker
+	 * (reclaim.c) does, but only once an allocation had to reclaim.
 	 */
 	p->fast_pages = min_t(s64, p->fast_pages,
 			      max_t(s64, (s64)managed_fast + cxlt_fast_room_pages(), 0));

@@ -73,6 +73,7 @@ static bool cxlt_reclaim_wanted(int nid)
 	return READ_ONCE(dram_reclaim) && cxlt_node_is_fast(nid) && cxlt_node_room(nid) < 0;
 }
 
+/* Region pages on the node: pinned-fast ones too, which the scan passes over. */
 static unsigned long cxlt_reclaim_count(struct shrinker *s, struct shrink_control *sc)
 {
 	return cxlt_reclaim_wanted(sc->nid) ? cxlt_node_pages(sc->nid) : 0;

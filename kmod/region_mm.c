@@ -29,9 +29,11 @@
  * isolates a dirty file folio; a swap-backed folio may not enter the page cache
  * through filemap_add_folio().  So the module yields DRAM itself, where the
  * kernel's reclaim would: a fast-first page takes DRAM only while its node is
- * above its high watermarks (cxlt_node_room()), else it goes to a slow tier, and
- * the daemon counts as its room only that free DRAM, so it demotes when other
- * users take DRAM away (see cxlt_params() in daemon.c).
+ * above its high watermarks (cxlt_node_room()), else it goes to a slow tier; the
+ * daemon counts as its room only that free DRAM, so it demotes when other users
+ * take DRAM away (see cxlt_params() in daemon.c); and when an allocation must
+ * reclaim, a shrinker demotes region pages at once (DOC: giving DRAM back under
+ * memory pressure, reclaim.c).
  *
  * Mappings are VM_MIXEDMAP, which keeps NUMA balancing's hinting faults away from
  * pages that the daemon places, and VM_DONTEXPAND.

@@ -151,7 +151,7 @@ struct cxlt_region {
 	bool pool_unlisted;
 	bool lost;
 	unsigned int nr_inode_users;
-	unsigned long reclaim_pos;	/* reclaim.c: the chunk its next scan starts at */
+	unsigned long reclaim_pos;	/* reclaim.c: where its next scan starts; a hint (racy) */
 };
 
 #endif /* _CXLT_REGION_TYPES_H */
