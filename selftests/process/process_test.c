@@ -377,8 +377,19 @@ TEST_F_TIMEOUT(proc, moves_counted_by_the_module, 600)
 
 /*
  * A managed process on DRAM limited to 6 MiB of it (manage --fast): its cold pages
- * go to CXL until it fits, its hot 2 MiB stay.
+ * go to CXL until it fits, and its hot 2 MiB end up on DRAM.  What is promised is
+ * where it settles, not that no hot page ever leaves: the first periods must demote
+ * 10 MiB before DAMON has split its first regions, which average hot pages with cold
+ * ones, so some hot pages can go down with them (132 of 512 in one run of 16).  They
+ * are then hotter than fast pages and come back, in exchange for cold ones.
  */
+static bool settled(const struct work *w, struct where *hot, struct where *all)
+{
+	*hot = where(w, 0, 2);
+	*all = where(w, 0, 16);
+	return all->fast <= 6 * 256 && hot->fast >= 512 * 9 / 10;
+}
+
 TEST_F_TIMEOUT(proc, cold_pages_demoted, 600)
 {
 	struct work_args a = { .mb = 16, .hot_mb = 2, .node = self->fast_node, .small = true };
@@ -389,12 +400,17 @@ TEST_F_TIMEOUT(proc, cold_pages_demoted, 600)
 	ASSERT_EQ(0, manage(self->w[0].pid, "--fast 6M"));
 	t0 = now_s();
 	EXPECT_TRUE(WAIT_FOR(120, where(&self->w[0], 0, 16).fast <= 6 * 256));
-	/* A few more periods: nothing hot goes, nothing comes back. */
-	sleep(3);
-	hot = where(&self->w[0], 0, 2);
 	all = where(&self->w[0], 0, 16);
-	ksft_print_msg("after %.1f s: %d of 4096 pages on DRAM, hot: %d of 512\n", now_s() - t0,
-		       all.fast, hot.fast);
+	hot = where(&self->w[0], 0, 2);
+	ksft_print_msg("within --fast after %.1f s: %d of 4096 pages on DRAM, hot: %d of 512\n",
+		       now_s() - t0, all.fast, hot.fast);
+	EXPECT_TRUE(WAIT_FOR(60, settled(&self->w[0], &hot, &all)));
+	ksft_print_msg("settled after %.1f s: %d of 4096 pages on DRAM, hot: %d of 512\n",
+		       now_s() - t0, all.fast, hot.fast);
+	/* A few more periods: it stays settled. */
+	sleep(3);
+	settled(&self->w[0], &hot, &all);
+	ksft_print_msg("3 s later: %d of 4096 pages on DRAM, hot: %d of 512\n", all.fast, hot.fast);
 	EXPECT_LE(all.fast, 6 * 256);
 	EXPECT_GE(hot.fast, 512 * 9 / 10);
 }
