@@ -21,6 +21,13 @@
 #   make dkms-install the module's sources into $(DESTDIR)/usr/src/cxltier-VERSION, then
 #                     (without DESTDIR) dkms add, build and install for KVER (default:
 #                     the running kernel); DKMS rebuilds it for every kernel installed
+#   make deb          the Debian packages (debian/: cxltier-dkms, libcxltier1,
+#                     libcxltier-dev, cxltier-tools) built with dpkg-buildpackage from a
+#                     copy of the tree, checked with lintian, left in build/deb/
+#   make check-packages  make deb, then the packages installed with apt into a Debian 12
+#                     chroot (DKMS builds the module there), README's C example built
+#                     against them and the demo's steps run from them in the guest
+#                     (tests/packages/packages_test.sh)
 #   make sparse       module build with sparse (C=2)
 #   make checkpatch   kernel style check of kmod/ and include/
 #   make debug-kernel build the checker guest kernel (KASAN, KFENCE, lockdep, ...)
@@ -55,7 +62,7 @@ KMAKE  = $(MAKE) $(KJOBS) -C $(KDIR) M=$(ROOT) W=1
 
 .PHONY: all module userspace selftests sparse checkpatch check demo bench-sim bench setup \
 	guest clean debug-kernel debug-module debug-guest check-debug guest-tools crash-test pool-kill-test \
-	pool-pause-test poolcore-mutate model-3hosts bench-ckpt install dkms-src dkms-install
+	pool-pause-test poolcore-mutate model-3hosts bench-ckpt install dkms-src dkms-install deb check-packages
 
 all: module userspace selftests
 
@@ -104,6 +111,23 @@ ifeq ($(DESTDIR),)
 	dkms build -m cxltier -v $(DKMS_VERSION) -k $(DKMS_KVER)
 	dkms install -m cxltier -v $(DKMS_VERSION) -k $(DKMS_KVER)
 endif
+
+# Debian packages, from a copy of the files git knows (so no build/ or .cache/ goes
+# into the source package); lintian's errors and warnings fail it.
+DEB_OUT ?= $(BUILD)/deb
+deb: setup
+	@rm -rf "$(DEB_OUT)" && mkdir -p "$(DEB_OUT)/src/cxltier-$(DKMS_VERSION)"
+	@git ls-files -z --cached --others --exclude-standard | \
+		cpio -0pdm --quiet "$(DEB_OUT)/src/cxltier-$(DKMS_VERSION)"
+	cd "$(DEB_OUT)/src/cxltier-$(DKMS_VERSION)" && dpkg-buildpackage -us -uc -j$(shell nproc)
+	@mv "$(DEB_OUT)"/src/*.deb "$(DEB_OUT)"/src/*.changes "$(DEB_OUT)"/src/*.dsc \
+		"$(DEB_OUT)"/src/*.tar.* "$(DEB_OUT)"/src/*.buildinfo "$(DEB_OUT)"/
+	lintian --fail-on error,warning \
+		"$(DEB_OUT)"/*.changes
+	@ls "$(DEB_OUT)"/*.deb
+
+check-packages: deb
+	tests/packages/packages_test.sh
 
 # The guest image: busybox, the kernel's CXL/DAX modules, our module, tools and selftests.
 guest: all
