@@ -6,6 +6,9 @@
 #                     guest selftests (build/)
 #   make check        set up what is missing, build, run host tests and guest selftests
 #   make check T=dir  run one selftests/ group in the guest (host tests still run)
+#   make check KERNEL=newest  the guest groups on the newest kernel Debian ships (7.3,
+#                     trixie-backports), the module built in a trixie chroot
+#                     (qemu/newest-kernel; make newest-module builds it only)
 #   make demo         boot the default emulated CXL topology and show what cxltier does
 #   make bench-sim    run the policy simulator (bench/out/sim.json, bench/out/*.png)
 #   make bench        the guest benchmark: one boot of the pool topology, the same Zipf
@@ -62,7 +65,8 @@ KMAKE  = $(MAKE) $(KJOBS) -C $(KDIR) M=$(ROOT) W=1
 
 .PHONY: all module userspace selftests sparse checkpatch check demo bench-sim bench setup \
 	guest clean debug-kernel debug-module debug-guest check-debug guest-tools crash-test pool-kill-test \
-	pool-pause-test poolcore-mutate model-3hosts bench-ckpt install dkms-src dkms-install deb check-packages
+	pool-pause-test poolcore-mutate model-3hosts bench-ckpt install dkms-src dkms-install deb check-packages \
+	newest-kernel newest-module newest-guest
 
 all: module userspace selftests
 
@@ -133,8 +137,27 @@ check-packages: deb
 guest: all
 	qemu/build-guest --build $(BUILD)
 
+# KERNEL=newest: the guest groups on the newest kernel Debian ships (the host tests do
+# not change with the kernel), as check-debug does on the debug kernel.
+ifeq ($(KERNEL),newest)
+check: newest-guest
+	@CXLT_BUILD=$(BUILD) scripts/check --guest-only --kernel newest $(if $(T),--only $(T))
+else
 check: all guest
 	@CXLT_BUILD=$(BUILD) scripts/check $(if $(T),--only $(T))
+endif
+
+# --- the newest kernel Debian ships ----------------------------------------------------------
+# A trixie chroot with its image and headers, outside the clone (qemu/newest-kernel);
+# the module builds inside it (a newer gcc and glibc than bookworm's).
+newest-kernel: setup
+	@qemu/newest-kernel get
+
+newest-module: newest-kernel
+	@qemu/newest-kernel module $(BUILD)/newest
+
+newest-guest: newest-module guest-tools selftests
+	qemu/build-guest --build $(BUILD) --kernel newest
 
 # --- the debug (checker) kernel ------------------------------------------------------------
 # Kbuild of 6.12 writes an external module's objects next to its sources (MO= came in

@@ -21,14 +21,32 @@
 #include "cxlr.h"
 #include "devattr.h"
 
-static int cxlt_match_type(struct device *dev, void *type_name)
+struct cxlt_child_of_type {
+	const char *type_name;
+	struct device *found;
+};
+
+/*
+ * device_for_each_child() rather than device_find_child(), whose match callback takes
+ * const data in 7.3 and not in 6.12: the iterator's callback is the same in both.
+ */
+static int cxlt_child_of_type_fn(struct device *dev, void *data)
 {
-	return cxlt_dev_is_type(dev, type_name);
+	struct cxlt_child_of_type *c = data;
+
+	if (!cxlt_dev_is_type(dev, c->type_name))
+		return 0;
+	c->found = get_device(dev);
+	return 1;
 }
 
-static int cxlt_match_any(struct device *dev, void *unused)
+/* The first child of @parent of device type @type_name, with a reference, or NULL. */
+static struct device *cxlt_find_child_of_type(struct device *parent, const char *type_name)
 {
-	return 1;
+	struct cxlt_child_of_type c = { .type_name = type_name };
+
+	device_for_each_child(parent, &c, cxlt_child_of_type_fn);
+	return c.found;
 }
 
 /*
@@ -41,10 +59,10 @@ cxlt_cxl_region_dax_state(struct device *region, char *dax_name, size_t len)
 	enum cxlt_cxl_region_state state = CXLT_CXLR_COMMITTED;
 	struct device *daxr, *dax;
 
-	daxr = device_find_child(region, "cxl_dax_region", cxlt_match_type);
+	daxr = cxlt_find_child_of_type(region, "cxl_dax_region");
 	if (!daxr)
 		return state;
-	dax = device_find_child(daxr, NULL, cxlt_match_any);
+	dax = device_find_any_child(daxr);
 	if (dax) {
 		strscpy(dax_name, dev_name(dax), len);
 		device_lock(dax);

@@ -48,7 +48,6 @@
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
-#include <linux/pagevec.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
@@ -57,6 +56,7 @@
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
+#include "compat.h"
 #include "cxltier.h"
 #include "daemon.h"
 #include "migrate.h"

@@ -27,8 +27,11 @@
 #include "sysfs.h"
 #include "tier.h"
 
-/* cxl_bus_type and the CXL core's other exports. */
-MODULE_IMPORT_NS(CXL);
+/*
+ * cxl_bus_type and the CXL core's other exports.  What MODULE_IMPORT_NS() expands to,
+ * spelled out: its argument is a bare word in 6.12 and a string from 6.13 on.
+ */
+MODULE_INFO(import_ns, "CXL");
 
 static int __init cxlt_init(void)
 {

@@ -15,6 +15,7 @@
 
 #include <linux/cxltier.h>
 
+#include "compat.h"
 #include "cxltier.h"
 #include "poolcore/cxlt_pc.h"
 
@@ -160,7 +161,7 @@ int cxlt_shared_sync(struct cxlt_pool *pool, bool force);
 bool cxlt_shared_held(struct cxlt_pool *pool, u32 idx);
 void cxlt_shared_fenced(struct cxlt_pool *pool, u64 serial);
 u32 cxlt_shared_region_id(const struct cxlt_pool *pool, u32 idx);
-extern struct bin_attribute *cxlt_shared_bin_attrs[];
+extern cxlt_bin_attr_t cxlt_shared_bin_attrs[];
 unsigned int cxlt_shared_default_host(void);
 
 #endif /* _CXLT_POOL_INT_H */

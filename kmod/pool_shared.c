@@ -1079,13 +1079,13 @@ static ssize_t cxlt_text_read(struct kobject *kobj, char *out, loff_t off, size_
 	return memory_read_from_buffer(out, count, &off, text, len);
 }
 
-static ssize_t hosts_read(struct file *f, struct kobject *kobj, struct bin_attribute *attr,
+static ssize_t hosts_read(struct file *f, struct kobject *kobj, cxlt_bin_attr_t attr,
 			  char *buf, loff_t off, size_t count)
 {
 	return cxlt_text_read(kobj, buf, off, count, cxlt_hosts_text);
 }
 
-static ssize_t table_read(struct file *f, struct kobject *kobj, struct bin_attribute *attr,
+static ssize_t table_read(struct file *f, struct kobject *kobj, cxlt_bin_attr_t attr,
 			  char *buf, loff_t off, size_t count)
 {
 	return cxlt_text_read(kobj, buf, off, count, cxlt_table_text);
@@ -1103,7 +1103,7 @@ static int cxlt_check_make(struct cxlt_pool *pool, char *buf, size_t size)
 	return len;
 }
 
-static ssize_t check_read(struct file *f, struct kobject *kobj, struct bin_attribute *attr,
+static ssize_t check_read(struct file *f, struct kobject *kobj, cxlt_bin_attr_t attr,
 			  char *buf, loff_t off, size_t count)
 {
 	return cxlt_text_read(kobj, buf, off, count, cxlt_check_make);
@@ -1138,7 +1138,7 @@ static int cxlt_evict(struct cxlt_pool *pool, u32 id)
 	return cxlt_sh_lapsed(pool, rc);
 }
 
-static ssize_t check_write(struct file *f, struct kobject *kobj, struct bin_attribute *attr,
+static ssize_t check_write(struct file *f, struct kobject *kobj, cxlt_bin_attr_t attr,
 			   char *buf, loff_t off, size_t count)
 {
 	struct cxlt_pool *pool = container_of(kobj, struct cxlt_pool, kobj);
@@ -1179,7 +1179,7 @@ static BIN_ATTR_RO(hosts, 0);
 static BIN_ATTR_RO(table, 0);
 static BIN_ATTR_ADMIN_RW(check, 0);
 
-struct bin_attribute *cxlt_shared_bin_attrs[] = {
+cxlt_bin_attr_t cxlt_shared_bin_attrs[] = {
 	&bin_attr_hosts,
 	&bin_attr_table,
 	&bin_attr_check,

@@ -1060,7 +1060,7 @@ static int cxlt_region_migrate_folio(struct address_space *mapping, struct folio
 	if (!cxlt_charge(r, to, fast, must))
 		return -EBUSY;
 	rc = migrate_folio(mapping, dst, src, mode);
-	if (rc != MIGRATEPAGE_SUCCESS) {
+	if (rc) {	/* 0 is success (6.12 names it MIGRATEPAGE_SUCCESS; 7.3 does not) */
 		cxlt_region_uncharge(r, to, fast);
 		return rc;
 	}

@@ -22,9 +22,18 @@
 #include <linux/types.h>
 #include <asm/byteorder.h>
 
+/*
+ * CRC-32C without inversion: __crc32c_le() in 6.12, crc32c() in 7.3 (where the CRC
+ * library was reworked).  kmod/Kbuild looks for __crc32c_le in the kernel's crc32.h
+ * (see kmod/compat.h for why headers rather than version numbers).
+ */
 static inline u32 cxlt_pc_crc32c(const void *p, size_t len)
 {
+#ifdef CXLT_HAVE___CRC32C_LE
 	return ~__crc32c_le(~0U, p, len);
+#else
+	return ~crc32c(~0U, p, len);
+#endif
 }
 #else
 /* The host's spelling of the same (tests/poolcore/, on the include path there). */

@@ -42,30 +42,14 @@ finish() {
 	exit
 }
 log() { echo "# $*"; }
-# A chroot gets /proc and the host's /dev while the test uses it.  Mounted here, never
-# in a $(...) subshell (which would forget them), and always taken off before a tree is
-# copied or removed: rm -rf through a bound /dev would remove the host's.
-mount_root() {
-	mountpoint -q "$1/proc" || mount -t proc proc "$1/proc" || return 1
-	mountpoint -q "$1/dev" || mount --bind /dev "$1/dev" || return 1
-}
-umount_root() {
-	umount -l "$1/proc" 2>/dev/null
-	umount -l "$1/dev" 2>/dev/null
-	! findmnt -rn -o TARGET | grep -q "^$1/"
-}
+# shellcheck source=../../scripts/debian-chroot
+. "$ROOT/scripts/debian-chroot"
 cleanup() {
-	umount_root "$BASE.tmp"
-	umount_root "$R"
+	cxlt_chroot_umount "$BASE.tmp"
+	cxlt_chroot_umount "$R"
 }
 trap cleanup EXIT
-# in_root ROOT CMD...: run CMD in the chroot ROOT (mounted with mount_root).
-in_root() {
-	local root=$1
-	shift
-	chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-		DEBIAN_FRONTEND=noninteractive "$@"
-}
+in_root() { cxlt_chroot_run "$@"; }
 
 echo "TAP version 13"
 [ -n "$KVER" ] || { nok "the rig's kernel version (.cache/kernel/KVER; run scripts/setup)"; finish; }
@@ -78,42 +62,22 @@ done
 
 # --- 1. the Debian 12 system, once per machine and kernel ---------------------------------
 if [ ! -f "$BASE/.cxlt-ok" ]; then
-	# The URI the machine's apt already uses for bookworm (scripts/setup does the same).
-	uri=$(awk '/^URIs:/ {u=$2} /^Suites:/ {for (i = 2; i <= NF; i++) if ($i == "bookworm") print u}' \
-		/etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)
-	[ -n "$uri" ] || uri=$(awk '$1 == "deb" && $3 == "bookworm" {print $2; exit}' /etc/apt/sources.list 2>/dev/null)
-	[ -n "$uri" ] || { nok "the bookworm URI of this machine's apt configuration"; finish; }
 	log "making a Debian 12 chroot in $BASE (debootstrap, then the kernel $KVER; a few minutes)"
-	umount_root "$BASE.tmp" || { nok "$BASE.tmp: something is still mounted in it"; finish; }
-	rm -rf "$BASE.tmp"
-	mkdir -p "$(dirname "$BASE")"
-	if ! out=$(debootstrap --variant=minbase bookworm "$BASE.tmp" "$uri" 2>&1); then
-		nok "debootstrap bookworm" "$out"
-		finish
-	fi
 	# The same suites as this machine: the kernel may be in bookworm-security or -updates.
-	rm -f "$BASE.tmp/etc/apt/sources.list"
-	cp /etc/apt/sources.list.d/*.sources "$BASE.tmp/etc/apt/sources.list.d/"
-	[ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$BASE.tmp/etc/apt/"
-	mount_root "$BASE.tmp" || { nok "mount /proc and /dev in $BASE.tmp"; finish; }
-	if ! out=$(in_root "$BASE.tmp" sh -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends \
-			build-essential cmake pkg-config dkms kmod initramfs-tools \
-			linux-image-$KVER linux-headers-$KVER" 2>&1); then
-		nok "apt-get install build-essential cmake dkms linux-headers-$KVER in the chroot" "$out"
+	if ! out=$(cxlt_chroot_make "$BASE" bookworm host -- build-essential cmake pkg-config dkms \
+			kmod initramfs-tools "linux-image-$KVER" "linux-headers-$KVER" 2>&1); then
+		nok "a Debian 12 chroot with build-essential, cmake, dkms and linux-headers-$KVER" "$out"
 		finish
 	fi
-	in_root "$BASE.tmp" apt-get clean
-	umount_root "$BASE.tmp" || { nok "$BASE.tmp: cannot unmount /proc and /dev"; finish; }
-	touch "$BASE.tmp/.cxlt-ok"
-	rm -rf "$BASE" && mv "$BASE.tmp" "$BASE"
+	touch "$BASE/.cxlt-ok"
 fi
 ok "a Debian 12 system with kernel $KVER and its headers ($BASE)"
 
-umount_root "$R" || { nok "$R: something is still mounted in it"; finish; }
+cxlt_chroot_umount "$R" || { nok "$R: something is still mounted in it"; finish; }
 rm -rf "$WORK" && mkdir -p "$WORK"
 cp -a "$BASE" "$R" || { nok "copy of the chroot into $R"; finish; }
 mkdir -p "$R/tmp/debs" && cp "${debs[@]}" "$R/tmp/debs/"
-mount_root "$R" || { nok "mount /proc and /dev in $R"; finish; }
+cxlt_chroot_mount "$R" || { nok "mount /proc and /dev in $R"; finish; }
 
 # --- 2. apt install ./cxltier-*.deb, as README.md says -------------------------------------
 t0=$SECONDS
@@ -175,7 +139,7 @@ lib=$(in_root "$R" ldd /tmp/demo-cmake/b/demo 2>&1 | awk '/libcxltier/ { print $
 	ok "it links libcxltier1's library ($lib)" || nok "the example's libcxltier: '$lib'"
 
 # --- 3. make demo's first part on a guest made of the installed files -----------------------
-umount_root "$R" || { nok "$R: cannot unmount /proc and /dev"; finish; }
+cxlt_chroot_umount "$R" || { nok "$R: cannot unmount /proc and /dev"; finish; }
 img=$BUILD/guest-installed/initrd.cpio.gz
 if out=$("$ROOT/qemu/build-guest" --build "$BUILD" --installed "$R" 2>&1); then
 	ok "guest image from the installed files ($(tail -n1 <<<"$out"))"

@@ -96,6 +96,14 @@ damon_monitor::damon_monitor(std::string root) : root_(std::move(root))
 	if (!fs::exists(root_ + "/kdamonds/nr_kdamonds"))
 		throw std::runtime_error("DAMON's sysfs interface is missing (" + root_ +
 					 "): the kernel needs CONFIG_DAMON_SYSFS and CONFIG_DAMON_VADDR");
+	// DAMON_STAT (on by default in kernels built with CONFIG_DAMON_STAT_ENABLED_DEFAULT,
+	// Debian's 7.3 among them) runs a kdamond that holds DAMON exclusively: turning ours
+	// on would fail with EBUSY at the first managed process.
+	const std::string damon_stat = "/sys/module/damon_stat/parameters/enabled";
+	if (fs::exists(damon_stat) && get(damon_stat) == "Y")
+		throw std::runtime_error("DAMON is held by the kernel's DAMON_STAT (damon_stat.enabled=Y), "
+					 "which keeps it from any other user: turn it off with "
+					 "'echo N > " + damon_stat + "' or boot with damon_stat.enabled=N");
 	int nr = std::stoi(get(root_ + "/kdamonds/nr_kdamonds"));
 	for (int i = 0; i < nr; i++)
 		if (get(root_ + "/kdamonds/" + std::to_string(i) + "/state") == "on")
