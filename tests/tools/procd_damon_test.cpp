@@ -2,6 +2,10 @@
 // cxltier-procd's reader of DAMON's damon_aggregated trace lines.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
 #include <fmt/core.h>
 
 #include "damon.hpp"
@@ -80,4 +84,63 @@ TEST(ProcdDamon, OtherLinesAndTargetsIgnored)
 	EXPECT_FALSE(r.feed(line(0, 1, 0x2000, 0x1000, 1)));	// empty range
 	EXPECT_FALSE(r.feed(line(0, 0, 0x1000, 0x2000, 1)));	// no regions
 	EXPECT_FALSE(r.complete());
+}
+
+namespace {
+
+// A DAMON sysfs tree with @nr kdamonds, the first @on of them on, and DAMON_STAT's
+// parameter (when @stat is not empty), in a directory of its own.
+struct fake_sysfs {
+	std::filesystem::path dir;
+
+	fake_sysfs(int nr, int on, const std::string &stat)
+	{
+		char tmpl[] = "/tmp/cxlt-damon.XXXXXX";
+		dir = mkdtemp(tmpl);
+		std::filesystem::create_directories(dir / "admin/kdamonds");
+		put(dir / "admin/kdamonds/nr_kdamonds", std::to_string(nr));
+		for (int i = 0; i < nr; i++) {
+			std::filesystem::create_directories(dir / fmt::format("admin/kdamonds/{}", i));
+			put(dir / fmt::format("admin/kdamonds/{}/state", i), i < on ? "on" : "off");
+		}
+		if (!stat.empty())
+			put(dir / "damon_stat_enabled", stat);
+	}
+	~fake_sysfs() { std::filesystem::remove_all(dir); }
+	static void put(const std::filesystem::path &p, const std::string &v) { std::ofstream(p) << v << "\n"; }
+	std::string root() const { return (dir / "admin").string(); }
+	std::string stat() const { return (dir / "damon_stat_enabled").string(); }
+};
+
+std::string refusal(const fake_sysfs &s)
+{
+	try {
+		cxlt_procd::damon_monitor m(s.root(), s.stat());
+	} catch (const std::runtime_error &e) {
+		return e.what();
+	}
+	return "";
+}
+
+} // namespace
+
+// Debian's 7.3 turns DAMON_STAT on at boot, and it holds DAMON for itself: the service
+// says so, and how to turn it off, before it fails with EBUSY at its first process.
+TEST(ProcdDamon, RefusesWhileDamonStatHoldsDamon)
+{
+	fake_sysfs on(1, 0, "Y");
+	std::string why = refusal(on);
+	EXPECT_NE(std::string::npos, why.find("DAMON_STAT")) << why;
+	EXPECT_NE(std::string::npos, why.find("echo N > " + on.stat())) << why;
+	EXPECT_NE(std::string::npos, why.find("damon_stat.enabled=N")) << why;
+
+	fake_sysfs off(1, 0, "N"), none(1, 0, "");
+	EXPECT_EQ("", refusal(off));
+	EXPECT_EQ("", refusal(none));
+}
+
+TEST(ProcdDamon, RefusesWhileAnotherKdamondRuns)
+{
+	fake_sysfs busy(2, 1, "N");
+	EXPECT_NE(std::string::npos, refusal(busy).find("kdamond 0 is on"));
 }

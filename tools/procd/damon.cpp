@@ -91,7 +91,7 @@ std::vector<std::vector<damon_region>> aggregation_reader::take()
 	return out;
 }
 
-damon_monitor::damon_monitor(std::string root) : root_(std::move(root))
+damon_monitor::damon_monitor(std::string root, const std::string &damon_stat) : root_(std::move(root))
 {
 	if (!fs::exists(root_ + "/kdamonds/nr_kdamonds"))
 		throw std::runtime_error("DAMON's sysfs interface is missing (" + root_ +
@@ -99,7 +99,6 @@ damon_monitor::damon_monitor(std::string root) : root_(std::move(root))
 	// DAMON_STAT (on by default in kernels built with CONFIG_DAMON_STAT_ENABLED_DEFAULT,
 	// Debian's 7.3 among them) runs a kdamond that holds DAMON exclusively: turning ours
 	// on would fail with EBUSY at the first managed process.
-	const std::string damon_stat = "/sys/module/damon_stat/parameters/enabled";
 	if (fs::exists(damon_stat) && get(damon_stat) == "Y")
 		throw std::runtime_error("DAMON is held by the kernel's DAMON_STAT (damon_stat.enabled=Y), "
 					 "which keeps it from any other user: turn it off with "

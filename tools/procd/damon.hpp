@@ -54,9 +54,11 @@ private:
 // its target's.
 class damon_monitor {
 public:
-	// root: /sys/kernel/mm/damon/admin.  Throws std::runtime_error when DAMON's sysfs
-	// interface is missing or another user runs a kdamond.
-	explicit damon_monitor(std::string root = "/sys/kernel/mm/damon/admin");
+	// root: /sys/kernel/mm/damon/admin; damon_stat: DAMON_STAT's "enabled" parameter.
+	// Throws std::runtime_error when DAMON's sysfs interface is missing, another user
+	// runs a kdamond or DAMON_STAT holds DAMON.
+	explicit damon_monitor(std::string root = "/sys/kernel/mm/damon/admin",
+			       const std::string &damon_stat = "/sys/module/damon_stat/parameters/enabled");
 	~damon_monitor();
 	damon_monitor(const damon_monitor &) = delete;
 	damon_monitor &operator=(const damon_monitor &) = delete;
