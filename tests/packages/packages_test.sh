@@ -27,7 +27,7 @@ BUILD=${CXLT_BUILD:-$ROOT/build}
 DEBDIR=$(realpath -m "${1:-$BUILD/deb}")
 # shellcheck source=../../scripts/kernel-env
 . "$ROOT/scripts/kernel-env"
-KVER=$(cat "${CXLT_CACHE:-$ROOT/.cache}/kernel/KVER" 2>/dev/null)
+cxlt_kernel_env "$ROOT" debian || KVER=
 BASE=$CXLT_KCACHE/chroot/bookworm-$KVER
 WORK=$BUILD/packages
 R=$WORK/root
@@ -49,7 +49,6 @@ cleanup() {
 	cxlt_chroot_umount "$R"
 }
 trap cleanup EXIT
-in_root() { cxlt_chroot_run "$@"; }
 
 echo "TAP version 13"
 [ -n "$KVER" ] || { nok "the rig's kernel version (.cache/kernel/KVER; run scripts/setup)"; finish; }
@@ -81,7 +80,7 @@ cxlt_chroot_mount "$R" || { nok "mount /proc and /dev in $R"; finish; }
 
 # --- 2. apt install ./cxltier-*.deb, as README.md says -------------------------------------
 t0=$SECONDS
-if out=$(in_root "$R" sh -c 'cd /tmp/debs && apt-get install -y -q ./*.deb' 2>&1); then
+if out=$(cxlt_chroot_run "$R" sh -c 'cd /tmp/debs && apt-get install -y -q ./*.deb' 2>&1); then
 	ok "apt-get install ./cxltier-dkms ./cxltier-tools ./libcxltier1 ./libcxltier-dev ($((SECONDS - t0)) s)"
 else
 	nok "apt-get install of the packages" "$out"
@@ -89,18 +88,18 @@ else
 fi
 echo "$out" | grep -iE 'dkms|module|cxltier' | head -n 12 | sed 's/^/# apt: /'
 
-ko=$(in_root "$R" modinfo -k "$KVER" -n cxltier 2>&1)
+ko=$(cxlt_chroot_run "$R" modinfo -k "$KVER" -n cxltier 2>&1)
 if [[ $ko == /lib/modules/$KVER/updates/dkms/cxltier.ko* ]] && [ -f "$R$ko" ]; then
 	ok "DKMS built the module for $KVER; modprobe finds it ($ko)"
 else
 	nok "DKMS built the module for $KVER (modinfo -n cxltier: $ko)" \
-		"$(in_root "$R" dkms status 2>&1; ls "$R/var/lib/dkms/cxltier/"*/build/make.log 2>/dev/null)"
+		"$(cxlt_chroot_run "$R" dkms status 2>&1; ls "$R/var/lib/dkms/cxltier/"*/build/make.log 2>/dev/null)"
 fi
-vm=$(in_root "$R" modinfo -k "$KVER" -F vermagic cxltier 2>&1)
+vm=$(cxlt_chroot_run "$R" modinfo -k "$KVER" -F vermagic cxltier 2>&1)
 [[ $vm == "$KVER "* ]] && ok "its vermagic is $KVER's: $vm" || nok "the module's vermagic: $vm"
-st=$(in_root "$R" dkms status cxltier 2>/dev/null)
+st=$(cxlt_chroot_run "$R" dkms status cxltier 2>/dev/null)
 grep -q "installed" <<<"$st" && ok "dkms status: $st" || nok "dkms status says installed" "$st"
-in_root "$R" getent group cxltier >/dev/null && ok "the group cxltier exists (cxltier-tools' postinst)" ||
+cxlt_chroot_run "$R" getent group cxltier >/dev/null && ok "the group cxltier exists (cxltier-tools' postinst)" ||
 	nok "the group cxltier (cxltier-tools' postinst)"
 for f in /usr/bin/cxltierctl /usr/bin/cxltier-ckpt-job /usr/sbin/cxltier-procd \
 	/lib/udev/rules.d/60-cxltier.rules /lib/systemd/system/cxltier-procd.service \
@@ -109,14 +108,14 @@ for f in /usr/bin/cxltierctl /usr/bin/cxltier-ckpt-job /usr/sbin/cxltier-procd \
 	/usr/share/man/man4/cxltier.4.gz /usr/share/man/man1/cxltier-ckpt-job.1.gz; do
 	[ -e "$R$f" ] && ok "$f" || nok "$f is not installed"
 done
-out=$(in_root "$R" cxltierctl --help 2>&1) && grep -q 'tier' <<<"$out" &&
+out=$(cxlt_chroot_run "$R" cxltierctl --help 2>&1) && grep -q 'tier' <<<"$out" &&
 	ok "cxltierctl runs in the chroot (--help)" || nok "cxltierctl --help in the chroot" "$out"
 
 # README's C example, as README.md shows it, against libcxltier-dev.
 awk '/^Mapping a global region from C/ { f = 1; next } f && /^```c/ { c = 1; next }
 	c && /^```/ { exit } c { print }' "$ROOT/README.md" >"$R/tmp/demo.c"
 grep -q 'cxltier_region_map' "$R/tmp/demo.c" || nok "README's C example not found in README.md"
-if out=$(in_root "$R" sh -c 'cc -Wall -Werror -o /tmp/demo-pc /tmp/demo.c $(pkg-config --cflags --libs cxltier)' 2>&1); then
+if out=$(cxlt_chroot_run "$R" sh -c 'cc -Wall -Werror -o /tmp/demo-pc /tmp/demo.c $(pkg-config --cflags --libs cxltier)' 2>&1); then
 	ok "README's C example builds with pkg-config"
 else
 	nok "README's C example builds with pkg-config" "$out"
@@ -129,12 +128,12 @@ find_package(cxltier REQUIRED)
 add_executable(demo /tmp/demo.c)
 target_link_libraries(demo PRIVATE cxltier::cxltier)
 EOF
-if out=$(in_root "$R" sh -c 'cmake -S /tmp/demo-cmake -B /tmp/demo-cmake/b && cmake --build /tmp/demo-cmake/b' 2>&1); then
+if out=$(cxlt_chroot_run "$R" sh -c 'cmake -S /tmp/demo-cmake -B /tmp/demo-cmake/b && cmake --build /tmp/demo-cmake/b' 2>&1); then
 	ok "README's C example builds with CMake's find_package(cxltier)"
 else
 	nok "README's C example builds with CMake's find_package(cxltier)" "$out"
 fi
-lib=$(in_root "$R" ldd /tmp/demo-cmake/b/demo 2>&1 | awk '/libcxltier/ { print $3 }')
+lib=$(cxlt_chroot_run "$R" ldd /tmp/demo-cmake/b/demo 2>&1 | awk '/libcxltier/ { print $3 }')
 [ "$lib" = /lib/x86_64-linux-gnu/libcxltier.so.1 ] || [ "$lib" = /usr/lib/x86_64-linux-gnu/libcxltier.so.1 ] &&
 	ok "it links libcxltier1's library ($lib)" || nok "the example's libcxltier: '$lib'"
 

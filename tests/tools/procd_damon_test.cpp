@@ -2,13 +2,10 @@
 // cxltier-procd's reader of DAMON's damon_aggregated trace lines.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-
 #include <fmt/core.h>
 
 #include "damon.hpp"
+#include "fake_sysfs.hpp"
 
 using cxlt_procd::aggregation_reader;
 
@@ -89,30 +86,23 @@ TEST(ProcdDamon, OtherLinesAndTargetsIgnored)
 namespace {
 
 // A DAMON sysfs tree with @nr kdamonds, the first @on of them on, and DAMON_STAT's
-// parameter (when @stat is not empty), in a directory of its own.
-struct fake_sysfs {
-	std::filesystem::path dir;
+// parameter (when @stat is not empty).
+struct fake_damon {
+	cxltier_test::fake_tree t{"sys"};
 
-	fake_sysfs(int nr, int on, const std::string &stat)
+	fake_damon(int nr, int on, const std::string &stat)
 	{
-		char tmpl[] = "/tmp/cxlt-damon.XXXXXX";
-		dir = mkdtemp(tmpl);
-		std::filesystem::create_directories(dir / "admin/kdamonds");
-		put(dir / "admin/kdamonds/nr_kdamonds", std::to_string(nr));
-		for (int i = 0; i < nr; i++) {
-			std::filesystem::create_directories(dir / fmt::format("admin/kdamonds/{}", i));
-			put(dir / fmt::format("admin/kdamonds/{}/state", i), i < on ? "on" : "off");
-		}
+		t.write("kernel/mm/damon/admin/kdamonds/nr_kdamonds", std::to_string(nr));
+		for (int i = 0; i < nr; i++)
+			t.write(fmt::format("kernel/mm/damon/admin/kdamonds/{}/state", i), i < on ? "on" : "off");
 		if (!stat.empty())
-			put(dir / "damon_stat_enabled", stat);
+			t.write("module/damon_stat/parameters/enabled", stat);
 	}
-	~fake_sysfs() { std::filesystem::remove_all(dir); }
-	static void put(const std::filesystem::path &p, const std::string &v) { std::ofstream(p) << v << "\n"; }
-	std::string root() const { return (dir / "admin").string(); }
-	std::string stat() const { return (dir / "damon_stat_enabled").string(); }
+	std::string root() const { return (t.root() / "kernel/mm/damon/admin").string(); }
+	std::string stat() const { return (t.root() / "module/damon_stat/parameters/enabled").string(); }
 };
 
-std::string refusal(const fake_sysfs &s)
+std::string refusal(const fake_damon &s)
 {
 	try {
 		cxlt_procd::damon_monitor m(s.root(), s.stat());
@@ -128,19 +118,19 @@ std::string refusal(const fake_sysfs &s)
 // says so, and how to turn it off, before it fails with EBUSY at its first process.
 TEST(ProcdDamon, RefusesWhileDamonStatHoldsDamon)
 {
-	fake_sysfs on(1, 0, "Y");
+	fake_damon on(1, 0, "Y");
 	std::string why = refusal(on);
 	EXPECT_NE(std::string::npos, why.find("DAMON_STAT")) << why;
 	EXPECT_NE(std::string::npos, why.find("echo N > " + on.stat())) << why;
 	EXPECT_NE(std::string::npos, why.find("damon_stat.enabled=N")) << why;
 
-	fake_sysfs off(1, 0, "N"), none(1, 0, "");
+	fake_damon off(1, 0, "N"), none(1, 0, "");
 	EXPECT_EQ("", refusal(off));
 	EXPECT_EQ("", refusal(none));
 }
 
 TEST(ProcdDamon, RefusesWhileAnotherKdamondRuns)
 {
-	fake_sysfs busy(2, 1, "N");
+	fake_damon busy(2, 1, "N");
 	EXPECT_NE(std::string::npos, refusal(busy).find("kdamond 0 is on"));
 }
