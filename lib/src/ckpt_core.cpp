@@ -69,8 +69,10 @@ std::uint64_t new_id()
 	std::uint64_t v = 0;
 	while (!v) {
 		if (::getrandom(&v, sizeof(v), 0) != static_cast<ssize_t>(sizeof(v))) {
-			static thread_local std::mt19937_64 rng{std::random_device{}()};
-			v = rng();
+			// No thread_local engine: its 2.5 KiB of TLS would not fit the static
+			// TLS left to a library that is dlopen()ed (a Slurm plugin links us).
+			std::random_device rd;
+			v = static_cast<std::uint64_t>(rd()) << 32 | rd();
 		}
 	}
 	return v;
