@@ -66,7 +66,7 @@ KMAKE  = $(MAKE) $(KJOBS) -C $(KDIR) M=$(ROOT) W=1
 .PHONY: all module userspace selftests sparse checkpatch check demo bench-sim bench setup \
 	guest clean debug-kernel debug-module debug-guest check-debug guest-tools crash-test pool-kill-test \
 	pool-pause-test poolcore-mutate model-3hosts bench-ckpt install dkms-src dkms-install deb check-packages \
-	newest-kernel newest-module newest-guest
+	newest-kernel newest-module newest-guest slurm-guest check-slurm
 
 all: module userspace selftests
 
@@ -188,6 +188,15 @@ debug-guest: debug-module guest-tools selftests
 # The guest part of `make check` on the debug kernel (the host tests do not change).
 check-debug: debug-guest
 	@CXLT_BUILD=$(BUILD) scripts/check --guest-only --kernel debug $(if $(T),--only $(T))
+
+# Slurm: three hosts on a private network with Debian's slurmctld and slurmd, cxltier's
+# SPANK plugin and job_submit.lua (tests/slurm/cluster_test.sh); the Slurm overlay of
+# the guest image is qemu/build-slurm's.
+slurm-guest: all guest
+	qemu/build-slurm --build $(BUILD)
+
+check-slurm: slurm-guest
+	@CXLT_BUILD=$(BUILD) tests/slurm/cluster_test.sh
 
 # The shared pool's kill loop: TRIALS=N (default 20) kills of one host's QEMU while it
 # creates and destroys regions on a pool another host shares (tests/pool/kill_test.sh).

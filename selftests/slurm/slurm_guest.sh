@@ -1,0 +1,333 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest half of the slurm group (tests/slurm/cluster_test.sh): every host of a
+# three-host qemu/cluster --net runs it.  Each host registers its own CXL memory as
+# cxltier tiers (cxlt-a one 256 MiB tier, cxlt-b two, cxlt-c none), reports what it
+# offers with cxltier-slurm-gres, and starts slurmd; cxlt-a also writes the cluster's
+# slurm.conf, runs slurmctld and submits the jobs; the others wait for it to finish.
+# Hosts meet through files in the shared folder (the working directory, /mnt/host).
+#
+# Rig only: AuthType=auth/none and CredType=cred/none, since munge would need a key
+# shared by the hosts and a daemon that the check does not test; a real cluster runs
+# munge (Documentation/slurm.rst).  Jobs run as root.
+#
+# Output: TAP lines from cxlt-a ("ok N ..."), then "1..N".
+set -u
+S=$PWD
+T=/usr/lib/cxltier/selftests/slurm/cxlt_slurm_touch
+me=$(hostname)
+scale=${CXLT_TIMEOUT_SCALE:-1}
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $*"; }
+# check WHAT CMD...: one case, passing when CMD succeeds.
+check() {
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else notok "$what"; fi
+}
+# A setup step that fails fails the run, on every host (failed.HOST ends their waits).
+die() {
+	notok "$*"
+	touch "$S/failed.$me"
+	show_logs
+	echo "1..$n"
+	exit 1
+}
+show_logs() {
+	local f
+	for f in /var/log/slurmctld.log /var/log/slurmd.log; do
+		[ -f "$f" ] || continue
+		echo "# --- $me: the last of $f"
+		tail -n 30 "$f" | sed 's/^/# /'
+	done
+}
+# wait_for FILE SECONDS: FILE appears in the shared folder (or a host failed).
+wait_for() {
+	local t
+	for ((t = 0; t < $2 * scale; t++)); do
+		[ -e "$S/$1" ] && return 0
+		compgen -G "$S/failed.*" >/dev/null && return 1
+		sleep 1
+	done
+	return 1
+}
+
+# Any other exit with a failure (an unset variable under set -u) ends the others' waits.
+trap 'rc=$?; [ $rc -eq 0 ] || touch "$S/failed.$me"' EXIT
+
+# cxlt-c runs without the module: the plugin is loaded there all the same.
+if [ "$me" = cxlt-c ]; then
+	rmmod cxltier || die "cxlt-c: cannot unload cxltier"
+fi
+
+# --- this host's CXL memory -------------------------------------------------------
+regions=$(cd /sys/bus/cxl/devices && for r in region*; do
+	[ "$(cat "$r/mode")" = ram ] && [ "$(cat "$r/commit")" = 1 ] && echo "$r"; done)
+case $me in
+cxlt-a) tiers=$(echo "$regions" | head -n 1) ;;
+cxlt-b) tiers=$(echo "$regions" | head -n 2) ;;
+*) tiers= ;;
+esac
+if [ -n "$tiers" ]; then
+	# shellcheck disable=SC2086
+	out=$(cxltierctl tier add $tiers 2>&1) || die "$me: cxltierctl tier add $tiers: $out"
+fi
+mkdir -p /etc/slurm /var/spool/slurmd /var/spool/slurmctld /var/log
+count=$(cxltier-slurm-gres --node "$me" --conf /etc/slurm/gres.conf |
+	sed -n 's/.* Count=\([0-9]*\) .*/\1/p')
+[ -n "$count" ] || die "$me: cxltier-slurm-gres printed no count"
+# A node without CXL memory has no cxlmem at all (slurm.conf gives it none).
+[ "$count" -gt 0 ] || : >/etc/slurm/gres.conf
+echo "$count" >"$S/gres.$me"
+
+# --- the cluster's configuration ----------------------------------------------------
+if [ "$me" = cxlt-a ]; then
+	for h in cxlt-a cxlt-b cxlt-c; do
+		wait_for "gres.$h" 300 || die "no CXL count from $h"
+	done
+	{
+		cat <<-EOF
+		ClusterName=cxlt
+		SlurmctldHost=cxlt-a
+		SlurmUser=root
+		AuthType=auth/none
+		CredType=cred/none
+		MpiDefault=none
+		ProctrackType=proctrack/linuxproc
+		TaskPlugin=task/none
+		JobAcctGatherType=jobacct_gather/none
+		AccountingStorageType=accounting_storage/none
+		SelectType=select/cons_tres
+		SelectTypeParameters=CR_Core
+		SchedulerType=sched/backfill
+		GresTypes=cxlmem
+		JobSubmitPlugins=lua
+		PlugStackConfig=/etc/slurm/plugstack.conf
+		StateSaveLocation=/var/spool/slurmctld
+		SlurmdSpoolDir=/var/spool/slurmd
+		SlurmctldPidFile=/run/slurmctld.pid
+		SlurmdPidFile=/run/slurmd.pid
+		SlurmctldLogFile=/var/log/slurmctld.log
+		SlurmdLogFile=/var/log/slurmd.log
+		ReturnToService=2
+		MessageTimeout=60
+		SlurmdTimeout=600
+		KillWait=5
+		EOF
+		for h in cxlt-a cxlt-b cxlt-c; do
+			c=$(cat "$S/gres.$h")
+			g=
+			[ "$c" -gt 0 ] && g=" Gres=cxlmem:$c"
+			echo "NodeName=$h CPUs=2 RealMemory=1024$g State=UNKNOWN"
+		done
+		echo "PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+	} >"$S/slurm.conf.tmp"
+	mv "$S/slurm.conf.tmp" "$S/slurm.conf"
+fi
+wait_for slurm.conf 600 || die "$me: no slurm.conf from cxlt-a"
+cp "$S/slurm.conf" /etc/slurm/slurm.conf
+# As Documentation/slurm.rst sets a cluster up.
+echo "required /usr/lib/x86_64-linux-gnu/cxltier/slurm/cxltier_spank.so" >>/etc/slurm/plugstack.conf
+[ "$me" = cxlt-a ] && ln -s /usr/share/cxltier/slurm/job_submit.lua /etc/slurm/job_submit.lua
+printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\n' >/etc/slurm/cgroup.conf
+# slurmd 22.05 needs a cgroup filesystem even with proctrack/linuxproc and task/none;
+# without systemd (IgnoreSystemd) it puts its scope in system.slice, made here.
+grep -q cgroup2 /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup
+mkdir -p /sys/fs/cgroup/system.slice
+echo "+cpuset +cpu +memory" >/sys/fs/cgroup/cgroup.subtree_control
+
+# --- daemons ----------------------------------------------------------------------
+if [ "$me" = cxlt-a ]; then
+	slurmctld || die "slurmctld did not start"
+fi
+slurmd || die "$me: slurmd did not start"
+touch "$S/up.$me"
+
+if [ "$me" = cxlt-b ]; then
+	# The GRES count follows the blades: the watcher updates slurmctld on a fence.
+	cxltier-slurm-gres --node "$me" --update --watch >/var/log/cxltier-slurm-gres.log 2>&1 &
+	# When cxlt-a asks: fence the blade under the first tier (region0's device).
+	if wait_for fence.go 1500; then
+		d=/sys/bus/cxl/devices
+		ep=$(basename "$(dirname "$(readlink -f "$d/$(cat $d/region0/target0)")")")
+		blade=$(basename "$(readlink -f "$d/$ep/uport")")
+		out=$(cxltierctl blade fence --force "$blade" 2>&1) || echo "# fence of $blade: $out"
+		echo "$blade" >"$S/fenced"
+	fi
+fi
+if [ "$me" != cxlt-a ]; then
+	# Until cxlt-a has run the cases (or failed).
+	wait_for done 1500 || { show_logs; exit 1; }
+	[ "$me" = cxlt-b ] && sed 's/^/# gres: /' /var/log/cxltier-slurm-gres.log
+	exit 0
+fi
+trap 'rc=$?; touch "$S/done"; [ $rc -eq 0 ] || touch "$S/failed.$me"' EXIT
+
+# --- the cases, from cxlt-a -----------------------------------------------------------
+# nodes_idle N: N nodes idle within a while.
+nodes_idle() {
+	local t
+	for ((t = 0; t < 300 * scale; t++)); do
+		[ "$(sinfo -h -t idle -o %D 2>/dev/null | head -n 1)" = "$1" ] && return 0
+		sleep 1
+	done
+	sinfo 2>&1 | sed 's/^/# /'
+	return 1
+}
+nodes_idle 3 || die "the three nodes did not come up idle"
+ok "three nodes up: cxlt-a offers $(cat "$S/gres.cxlt-a") bytes of CXL memory, cxlt-b $(cat "$S/gres.cxlt-b"), cxlt-c $(cat "$S/gres.cxlt-c")"
+
+# refused WHY OPTION...: sbatch refuses the job at submission, saying WHY (an extended
+# regular expression).
+refused() {
+	local why=$1 out
+	shift
+	if out=$(sbatch "$@" --wrap true 2>&1); then
+		echo "# accepted: $out"
+		scancel "$(echo "$out" | awk '{ print $NF }')" 2>/dev/null
+		return 1
+	fi
+	echo "$out" | head -n 3 | sed 's/^/# /'
+	grep -qE -- "$why" <<<"$out"
+}
+check "--cxl-slow=lots is refused at submission" refused "'lots' is not a size" --cxl-slow=lots
+check "--cxl-slow=-1G is refused at submission" refused "'-1G' is not a size" --cxl-slow=-1G
+check "--cxl-slow=0 is refused at submission" refused "more than 0" --cxl-slow=0
+check "--cxl-policy=fastest is refused at submission" refused "preferred, interleave" \
+	--cxl-slow=16M --cxl-policy=fastest
+check "--cxl-slow=64G, more than any host has, is refused at submission" \
+	refused "Requested node configuration is not available" --cxl-slow=64G
+check "--gres=cxlmem that disagrees with --cxl-slow is refused" refused "disagrees" \
+	--cxl-slow=16M --gres=cxlmem:1024
+
+# job_state ID: its state (RUNNING, PENDING, COMPLETED, ...).
+job_state() { [ -n "$1" ] && scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
+job_node() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p'; }
+# wait_state ID STATE SECONDS
+wait_state() {
+	local t
+	for ((t = 0; t < $3 * scale; t++)); do
+		[ "$(job_state "$1")" = "$2" ] && return 0
+		sleep 1
+	done
+	echo "# job $1: $(job_state "$1"), not $2"
+	return 1
+}
+submit() { sbatch --parsable "$@"; }
+# placed FILE KIND: the job's output shows all its pages on KIND (cxl, dram), on both,
+# or on two CXL nodes at least (cxl2).
+placed() {
+	local line
+	line=$(grep '^placement:' "$1" | head -n 1)
+	echo "# $1: $line"
+	case $2 in
+	cxl) [[ $line =~ \ dram=0\  ]] && ! [[ $line =~ \ cxl=0\  ]] ;;
+	dram) [[ $line =~ \ cxl=0\  ]] ;;
+	both) ! [[ $line =~ \ dram=0\  ]] && ! [[ $line =~ \ cxl=0\  ]] ;;
+	# On two CXL nodes or more, none on DRAM.
+	cxl2) [[ $line =~ \ dram=0\  ]] && [[ $line =~ nodes=[0-9]+:[1-9][0-9]*,[0-9]+:[1-9] ]] ;;
+	esac
+}
+
+# 384 MiB of slow memory: only cxlt-b has that much.
+j1=$(submit --cxl-slow=384M -o "$S/j1.out" --wrap "$T 32 40") ||
+	die "sbatch of a job with --cxl-slow=384M failed"
+wait_state "$j1" RUNNING 120
+check "a job asking 384M of CXL memory runs on cxlt-b, the host with room" [ "$(job_node "$j1")" = cxlt-b ]
+# 200 MiB: cxlt-a has it (cxlt-b has 128 MiB left); its srun step gets the same plan.
+j2=$(submit --cxl-slow=200M -o "$S/j2.out" \
+	--wrap "$T 16 20; srun -o $S/j2.step.out $T 16") ||
+	die "sbatch of a job with --cxl-slow=200M failed"
+wait_state "$j2" RUNNING 120
+check "a job asking 200M runs on cxlt-a" [ "$(job_node "$j2")" = cxlt-a ]
+# Another 200 MiB fits nowhere now: it waits for one of them to end.
+j3=$(submit --cxl-slow=200M -o "$S/j3.out" --wrap "$T 16") ||
+	die "sbatch of a third job failed"
+sleep $((5 * scale))
+check "a third job asking 200M waits while nothing has room ($(job_state "$j3"))" \
+	[ "$(job_state "$j3")" = PENDING ]
+wait_state "$j2" COMPLETED 300
+check "it starts when the job on cxlt-a ends, and runs there" \
+	eval 'wait_state "$j3" COMPLETED 300 && [ "$(job_node "$j3")" = cxlt-a ]'
+wait_state "$j1" COMPLETED 300
+check "the pages of a --cxl-slow job are on the host's CXL nodes" placed "$S/j1.out" cxl
+check "an srun step inside the batch job gets the same placement" placed "$S/j2.step.out" cxl
+# Interleave over cxlt-b's two CXL nodes.  Not over DRAM and CXL: under TCG, QEMU
+# crashes when a process runs under a policy that interleaves DRAM and CXL pages
+# (Documentation/rig.rst, "Interleaving DRAM and CXL"); real hosts are not affected.
+j4=$(submit -w cxlt-b --cxl-slow=64M --cxl-policy=interleave -o "$S/j4.out" \
+	--wrap "$T 32") || die "sbatch of an interleave job failed"
+wait_state "$j4" COMPLETED 300
+check "--cxl-policy=interleave: pages on both of cxlt-b's CXL nodes" placed "$S/j4.out" cxl2
+j5=$(submit -o "$S/j5.out" --wrap "$T 16") || die "sbatch of a plain job failed"
+wait_state "$j5" COMPLETED 300
+check "a job without --cxl-* runs as usual, on DRAM" placed "$S/j5.out" dram
+
+# The plugin on a host without the module: plain jobs run, --cxl-* jobs fail saying why.
+j6=$(submit -w cxlt-c -o "$S/j6.out" --wrap "$T 16") || die "sbatch of a plain job to cxlt-c failed"
+wait_state "$j6" COMPLETED 300
+check "on cxlt-c, without the module, a job without --cxl-* runs" placed "$S/j6.out" dram
+j7=$(submit -w cxlt-c --cxl-fast=16M -o "$S/j7.out" --wrap "$T 16") ||
+	die "sbatch of a --cxl-fast job to cxlt-c failed"
+wait_state "$j7" FAILED 300
+check "there a job with --cxl-fast fails, and its output says why" \
+	grep -q "cxltier: job not placed: .*no cxltier module" "$S/j7.out"
+check "and scontrol show job says why" \
+	eval 'scontrol show job "$j7" | grep -q "AdminComment=cxltier: .*no cxltier module"'
+
+# cxlmem_mib: cxlt-b's cxlmem count in MiB (scontrol prints 512M, 1G, ...).
+cxlmem_mib() {
+	local g
+	g=$(scontrol show node cxlt-b | grep -oE 'cxlmem:[0-9]+[KMGT]?' | head -n 1)
+	g=${g#cxlmem:}
+	case $g in
+	*K) echo $((${g%K} / 1024)) ;;
+	*M) echo "${g%M}" ;;
+	*G) echo $((${g%G} * 1024)) ;;
+	*T) echo $((${g%T} * 1024 * 1024)) ;;
+	*) echo $((g / 1048576)) ;;
+	esac
+}
+
+# A blade fenced under a running job: the job gets SIGBUS, the node's count drops and
+# no new job is placed on the memory that is gone.
+j8=$(submit --cxl-slow=384M -o "$S/j8.out" --wrap "$T 64 600") ||
+	die "sbatch of a job for the fence failed"
+wait_state "$j8" RUNNING 120
+for ((t = 0; t < 60 * scale; t++)); do grep -q placement: "$S/j8.out" 2>/dev/null && break; sleep 1; done
+before=$(cxlmem_mib)
+touch "$S/fence.go"
+wait_for fenced 300 || die "cxlt-b did not fence its blade"
+# Killed by the fence: SIGBUS, or SIGSEGV when its stack was on the blade too (the
+# kernel cannot write the SIGBUS frame there; the job's policy puts it on CXL).
+# Slurm shows the signal (ExitCode=0:7 or 0:11), or the batch shell's 128 + signal.
+sigbus() {
+	wait_state "$j8" FAILED 300 || return 1
+	scontrol show job "$j8" | grep -oE "ExitCode=[0-9:]+" | sed 's/^/# /'
+	scontrol show job "$j8" | grep -qE "ExitCode=(0:7|0:11|135:0|139:0)"
+}
+sed 's/^/# j8: /' "$S/j8.out"
+check "a job whose memory was on the fenced blade ($(cat "$S/fenced")) dies of it" sigbus
+after=
+for ((t = 0; t < 120 * scale; t++)); do
+	after=$(cxlmem_mib)
+	[ "$after" -lt "$before" ] && break
+	sleep 1
+done
+check "cxlt-b's GRES drops from $before MiB to $after MiB" [ "$after" -eq $((before - 256)) ]
+# Refused at submission (no node has that much now), or left waiting.
+if j9=$(sbatch --parsable --cxl-slow=384M -o "$S/j9.out" --wrap "$T 16" 2>&1); then
+	sleep $((5 * scale))
+	state="$(job_state "$j9")"
+	scancel "$j9"
+else
+	state="refused: $j9"
+fi
+check "a new job asking 384M is not placed on the memory that is gone ($state)" \
+	eval '[[ $state == PENDING || $state == refused:* ]]' 
+
+[ $failed -eq 0 ] || show_logs
+echo "1..$n"
+[ $failed -eq 0 ]

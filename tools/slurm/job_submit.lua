@@ -1,0 +1,114 @@
+-- SPDX-License-Identifier: GPL-2.0
+--
+-- cxltier's job_submit.lua (slurm.conf: JobSubmitPlugins=lua; this file in Slurm's
+-- configuration directory).  The SPANK plugin (cxltier_spank.so) gives sbatch, salloc
+-- and srun --cxl-fast, --cxl-slow and --cxl-policy; slurmctld sees them here, in the
+-- job's SPANK environment, and turns them into what it schedules by:
+--   --cxl-slow=SIZE  the job's request of the count-only GRES cxlmem (bytes per node),
+--                    so the job goes to a node whose CXL memory has room;
+--   --cxl-fast=SIZE  the job's memory per node (--mem), unless it asked for more.
+-- A job that also gives --gres=cxlmem:N with another N is refused: two sizes for one
+-- thing.  The plugin refuses bad sizes on the submitting host already; this script
+-- checks again, since the SPANK environment comes from the client.
+local PREFIX = "_SLURM_SPANK_OPTION_cxltier_"
+local MIB = 1024 * 1024
+local SUFFIX = { [""] = 1, k = 1024, m = MIB, g = 1024 * MIB, t = 1024 * 1024 * MIB }
+
+-- Bytes of "512M", "4G", "1t", "4GiB", "4096B" (the plugin's grammar: a number, an
+-- optional K, M, G or T, then an optional B, or iB after a unit); nil and why for
+-- anything else, 0 included.
+local function parse_size(text)
+	local num, unit, rest = string.match(string.lower(text), "^(%d+)([kmgt]?)(.*)$")
+	if num == nil or not (rest == "" or rest == "b" or (rest == "ib" and unit ~= "")) then
+		return nil, "'" .. text .. "' is not a size (such as 512M or 4G)"
+	end
+	local bytes = tonumber(num) * SUFFIX[unit]
+	if bytes == 0 then
+		return nil, "'" .. text .. "' is not a size: it must be more than 0"
+	end
+	-- Lua numbers are doubles: past 2^53 a size is no longer exact.
+	if bytes > 2 ^ 53 then
+		return nil, "'" .. text .. "' is too large"
+	end
+	return bytes
+end
+
+-- The job's --cxl-* options: { cxl_slow = "4G", ... }.
+local function options(job_desc)
+	local found = {}
+	local env = job_desc.spank_job_env
+	if type(env) ~= "table" then
+		return found
+	end
+	for _, entry in pairs(env) do
+		local name, value = string.match(entry, "^" .. PREFIX .. "([%w_]+)=(.*)$")
+		if name then
+			found[name] = value
+		end
+	end
+	return found
+end
+
+-- The cxlmem count in a GRES request ("gres:cxlmem:1024,gres:gpu:1"), or nil.
+local function cxlmem_of(tres)
+	if tres == nil then
+		return nil
+	end
+	for item in string.gmatch(tres, "[^,]+") do
+		local count = string.match(item, "^gres[:/]cxlmem:(%d+)$") or
+			string.match(item, "^cxlmem:(%d+)$")
+		if count then
+			return tonumber(count)
+		end
+		if string.match(item, "^gres[:/]cxlmem$") or item == "cxlmem" then
+			return 1
+		end
+	end
+	return nil
+end
+
+function slurm_job_submit(job_desc, part_list, submit_uid)
+	local opt = options(job_desc)
+	local asked = cxlmem_of(job_desc.tres_per_node)
+	if opt.cxl_slow == nil and opt.cxl_fast == nil then
+		return slurm.SUCCESS
+	end
+	if opt.cxl_slow then
+		local bytes, why = parse_size(opt.cxl_slow)
+		if bytes == nil then
+			slurm.log_user("cxltier: --cxl-slow: %s", why)
+			return slurm.ERROR
+		end
+		if asked and asked ~= bytes then
+			slurm.log_user("cxltier: --gres=cxlmem:%d disagrees with --cxl-slow=%s (%d bytes): give one of them",
+				asked, opt.cxl_slow, bytes)
+			return slurm.ERROR
+		end
+		if asked == nil then
+			local req = string.format("gres:cxlmem:%d", bytes)
+			if job_desc.tres_per_node and job_desc.tres_per_node ~= "" then
+				req = job_desc.tres_per_node .. "," .. req
+			end
+			job_desc.tres_per_node = req
+		end
+	end
+	if opt.cxl_fast then
+		local bytes, why = parse_size(opt.cxl_fast)
+		if bytes == nil then
+			slurm.log_user("cxltier: --cxl-fast: %s", why)
+			return slurm.ERROR
+		end
+		local mib = math.ceil(bytes / MIB)
+		local mem = job_desc.pn_min_memory
+		if mem == nil or mem == slurm.NO_VAL64 or mem < mib then
+			job_desc.pn_min_memory = mib
+		end
+	end
+	return slurm.SUCCESS
+end
+
+function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
+	return slurm.SUCCESS
+end
+
+return slurm.SUCCESS
