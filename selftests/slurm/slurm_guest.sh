@@ -276,6 +276,8 @@ check "there a job with --cxl-fast fails, and its output says why" \
 	grep -q "cxltier: job not placed: .*no cxltier module" "$S/j7.out"
 check "and scontrol show job says why" \
 	eval 'scontrol show job "$j7" | grep -q "AdminComment=cxltier: .*no cxltier module"'
+check "--cxl-fast=16M became the job's memory (job_submit.lua)" \
+	eval 'scontrol show job "$j7" | grep -q "MinMemoryNode=16M"'
 
 # cxlmem_mib: cxlt-b's cxlmem count in MiB (scontrol prints 512M, 1G, ...).
 cxlmem_mib() {

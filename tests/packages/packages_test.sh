@@ -53,7 +53,8 @@ trap cleanup EXIT
 echo "TAP version 13"
 [ -n "$KVER" ] || { nok "the rig's kernel version (.cache/kernel/KVER; run scripts/setup)"; finish; }
 debs=("$DEBDIR"/cxltier-dkms_*.deb "$DEBDIR"/cxltier-tools_*_amd64.deb
-	"$DEBDIR"/libcxltier1_*_amd64.deb "$DEBDIR"/libcxltier-dev_*_amd64.deb)
+	"$DEBDIR"/libcxltier1_*_amd64.deb "$DEBDIR"/libcxltier-dev_*_amd64.deb
+	"$DEBDIR"/cxltier-slurm_*_amd64.deb)
 for d in "${debs[@]}"; do
 	[ -f "$d" ] || { nok "package $d (run make deb)"; finish; }
 done
@@ -81,7 +82,7 @@ cxlt_chroot_mount "$R" || { nok "mount /proc and /dev in $R"; finish; }
 # --- 2. apt install ./cxltier-*.deb, as README.md says -------------------------------------
 t0=$SECONDS
 if out=$(cxlt_chroot_run "$R" sh -c 'cd /tmp/debs && apt-get install -y -q ./*.deb' 2>&1); then
-	ok "apt-get install ./cxltier-dkms ./cxltier-tools ./libcxltier1 ./libcxltier-dev ($((SECONDS - t0)) s)"
+	ok "apt-get install ./cxltier-dkms ./cxltier-tools ./libcxltier1 ./libcxltier-dev ./cxltier-slurm ($((SECONDS - t0)) s)"
 else
 	nok "apt-get install of the packages" "$out"
 	finish
@@ -110,6 +111,22 @@ for f in /usr/bin/cxltierctl /usr/bin/cxltier-ckpt-job /usr/sbin/cxltier-procd \
 done
 out=$(cxlt_chroot_run "$R" cxltierctl --help 2>&1) && grep -q 'tier' <<<"$out" &&
 	ok "cxltierctl runs in the chroot (--help)" || nok "cxltierctl --help in the chroot" "$out"
+
+# cxltier-slurm: what README's Slurm lines name, and the plugin's libraries resolve
+# (slurmd dlopen()s it).
+spank=/usr/lib/x86_64-linux-gnu/cxltier/slurm/cxltier_spank.so
+for f in $spank /usr/sbin/cxltier-slurm-gres /usr/share/cxltier/slurm/job_submit.lua \
+	/lib/systemd/system/cxltier-slurm-gres.service /usr/share/man/man8/cxltier-slurm-gres.8.gz; do
+	[ -e "$R$f" ] && ok "$f" || nok "$f is not installed"
+done
+out=$(cxlt_chroot_run "$R" ldd "$spank" 2>&1)
+! grep -q "not found" <<<"$out" && grep -q libcxltier <<<"$out" &&
+	ok "the SPANK plugin's libraries resolve (libcxltier1's)" || nok "ldd of the SPANK plugin" "$out"
+# No module in the chroot: the node offers 0, as README's command prints it.
+out=$(cxlt_chroot_run "$R" cxltier-slurm-gres --node n1 --conf /tmp/gres.conf 2>&1)
+grep -q "^NodeName=n1 Name=cxlmem Count=0 Flags=CountOnly" <<<"$out" &&
+	grep -q "Count=0" "$R/tmp/gres.conf" && ok "cxltier-slurm-gres --conf writes gres.conf (0: no module here)" ||
+	nok "cxltier-slurm-gres --conf" "$out"
 
 # README's C example, as README.md shows it, against libcxltier-dev.
 awk '/^Mapping a global region from C/ { f = 1; next } f && /^```c/ { c = 1; next }
