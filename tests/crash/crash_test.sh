@@ -101,7 +101,7 @@ trap 'exit 130' INT TERM
 # A boot has 300 s and a line waited for 120 s: more than 10x.
 BOOT_TIMEOUT=300 LINE_TIMEOUT=120
 
-torn=0 lost=0 errors=0 done_trials=0
+torn=0 lost=0 errors=0 done_trials=0 rehung=0
 [ ${#CHECK_ONLY[@]} -gt 0 ] || echo "$PROG: $trials trials, seed $seed, files in $dir"
 
 # boot I ARGS...: start boot I of the loop in the background, its console in boot$I.log.
@@ -122,7 +122,7 @@ lines() { sed -n 's/^crashw \(.*\) \.$/\1/p' "$1"; }
 # wait_for I REGEX: wait until boot I's worker printed a line matching REGEX; 1 when
 # the run ended or LINE_TIMEOUT passed first, 2 on a worker error line.
 wait_for() {
-	local log=$dir/boot$1.log end=$((SECONDS + LINE_TIMEOUT))
+	local log=$dir/boot$1.log end=$((SECONDS + ${3:-$LINE_TIMEOUT}))
 	while [ $SECONDS -lt $end ]; do
 		lines "$log" | grep -qE "$2" && return 0
 		lines "$log" | grep -q '^error ' && return 2
@@ -282,9 +282,19 @@ for ((i = 0; i <= trials; i++)); do
 		finish
 		[ "$rc" -eq 0 ] || harness_error "$i" "the last boot (restore and check only) exited $rc"
 	else
-		if ! wait_for "$i" '^ready '; then
+		# Longer than qemu/run's boot limit (120 s), so that a boot that hangs ends
+		# as a "boot hang" (multi-threaded TCG stops in early boot now and then,
+		# see qemu/run) and is booted once more, as scripts/check does: the guest
+		# never reached the device files, so the trial starts over from the same state.
+		if ! wait_for "$i" '^ready ' $((LINE_TIMEOUT + 60)); then
 			cleanup
 			finish
+			if [ "$rehung" -eq 0 ] && grep -q '^qemu/run: boot hang' "$dir/boot$i.log"; then
+				rehung=1
+				echo "$PROG: boot $i: $(grep '^qemu/run: boot hang' "$dir/boot$i.log" | cut -c1-100); booting it again"
+				i=$((i - 1))
+				continue
+			fi
 			harness_error "$i" "the worker did not get ready (exit $rc)"
 			break
 		fi
