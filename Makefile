@@ -190,13 +190,15 @@ check-debug: debug-guest
 	@CXLT_BUILD=$(BUILD) scripts/check --guest-only --kernel debug $(if $(T),--only $(T))
 
 # Slurm: three hosts on a private network with Debian's slurmctld and slurmd, cxltier's
-# SPANK plugin and job_submit.lua (tests/slurm/cluster_test.sh); the Slurm overlay of
+# SPANK plugin and job_submit.lua (tests/slurm/cluster_test.sh), and make demo's part 3
+# (Slurm) checked step by step; the Slurm overlay of
 # the guest image is qemu/build-slurm's.
 slurm-guest: all guest
 	qemu/build-slurm --build $(BUILD)
 
 check-slurm: slurm-guest
 	@CXLT_BUILD=$(BUILD) tests/slurm/cluster_test.sh
+	@CXLT_BUILD=$(BUILD) qemu/demo --check --short --part 3
 
 # The shared pool's kill loop: TRIALS=N (default 20) kills of one host's QEMU while it
 # creates and destroys regions on a pool another host shares (tests/pool/kill_test.sh).
@@ -228,7 +230,7 @@ crash-test: module guest-tools
 	qemu/build-guest --build $(BUILD)
 	@CXLT_BUILD=$(BUILD) tests/crash/crash_test.sh --trials $(TRIALS)
 
-demo: all guest
+demo: all guest slurm-guest
 	@CXLT_BUILD=$(BUILD) qemu/demo
 
 bench-ckpt: module guest-tools

@@ -2,15 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The guest half of the slurm group (tests/slurm/cluster_test.sh): every host of a
-# three-host qemu/cluster --net runs it.  Each host registers its own CXL memory as
-# cxltier tiers (cxlt-a one 256 MiB tier, cxlt-b two, cxlt-c none), reports what it
-# offers with cxltier-slurm-gres, and starts slurmd; cxlt-a also writes the cluster's
-# slurm.conf, runs slurmctld and submits the jobs; the others wait for it to finish.
-# Hosts meet through files in the shared folder (the working directory, /mnt/host).
-#
-# Rig only: AuthType=auth/none and CredType=cred/none, since munge would need a key
-# shared by the hosts and a daemon that the check does not test; a real cluster runs
-# munge (Documentation/slurm.rst).  Jobs run as root.
+# three-host qemu/cluster --net runs it.  Each host comes up with cxlt-slurm-up
+# (cxlt-a: one 256 MiB tier, slurmctld and slurmd; cxlt-b: two tiers; cxlt-c: no
+# tier and no module); cxlt-a submits the jobs and checks them; cxlt-b fences a
+# blade when cxlt-a asks; the others wait for cxlt-a to finish.  Hosts meet through
+# files in the shared folder (the working directory, /mnt/host).
 #
 # Output: TAP lines from cxlt-a ("ok N ..."), then "1..N".
 set -u
@@ -57,93 +53,8 @@ wait_for() {
 # Any other exit with a failure (an unset variable under set -u) ends the others' waits.
 trap 'rc=$?; [ $rc -eq 0 ] || touch "$S/failed.$me"' EXIT
 
-# cxlt-c runs without the module: the plugin is loaded there all the same.
-if [ "$me" = cxlt-c ]; then
-	rmmod cxltier || die "cxlt-c: cannot unload cxltier"
-fi
-
-# --- this host's CXL memory -------------------------------------------------------
-regions=$(cd /sys/bus/cxl/devices && for r in region*; do
-	[ "$(cat "$r/mode")" = ram ] && [ "$(cat "$r/commit")" = 1 ] && echo "$r"; done)
-case $me in
-cxlt-a) tiers=$(echo "$regions" | head -n 1) ;;
-cxlt-b) tiers=$(echo "$regions" | head -n 2) ;;
-*) tiers= ;;
-esac
-if [ -n "$tiers" ]; then
-	# shellcheck disable=SC2086
-	out=$(cxltierctl tier add $tiers 2>&1) || die "$me: cxltierctl tier add $tiers: $out"
-fi
-mkdir -p /etc/slurm /var/spool/slurmd /var/spool/slurmctld /var/log
-count=$(cxltier-slurm-gres --node "$me" --conf /etc/slurm/gres.conf |
-	sed -n 's/.* Count=\([0-9]*\) .*/\1/p')
-[ -n "$count" ] || die "$me: cxltier-slurm-gres printed no count"
-# A node without CXL memory has no cxlmem at all (slurm.conf gives it none).
-[ "$count" -gt 0 ] || : >/etc/slurm/gres.conf
-echo "$count" >"$S/gres.$me"
-
-# --- the cluster's configuration ----------------------------------------------------
-if [ "$me" = cxlt-a ]; then
-	for h in cxlt-a cxlt-b cxlt-c; do
-		wait_for "gres.$h" 300 || die "no CXL count from $h"
-	done
-	{
-		cat <<-EOF
-		ClusterName=cxlt
-		SlurmctldHost=cxlt-a
-		SlurmUser=root
-		AuthType=auth/none
-		CredType=cred/none
-		MpiDefault=none
-		ProctrackType=proctrack/linuxproc
-		TaskPlugin=task/none
-		JobAcctGatherType=jobacct_gather/none
-		AccountingStorageType=accounting_storage/none
-		SelectType=select/cons_tres
-		SelectTypeParameters=CR_Core
-		SchedulerType=sched/backfill
-		GresTypes=cxlmem
-		JobSubmitPlugins=lua
-		PlugStackConfig=/etc/slurm/plugstack.conf
-		StateSaveLocation=/var/spool/slurmctld
-		SlurmdSpoolDir=/var/spool/slurmd
-		SlurmctldPidFile=/run/slurmctld.pid
-		SlurmdPidFile=/run/slurmd.pid
-		SlurmctldLogFile=/var/log/slurmctld.log
-		SlurmdLogFile=/var/log/slurmd.log
-		ReturnToService=2
-		MessageTimeout=60
-		SlurmdTimeout=600
-		KillWait=5
-		EOF
-		for h in cxlt-a cxlt-b cxlt-c; do
-			c=$(cat "$S/gres.$h")
-			g=
-			[ "$c" -gt 0 ] && g=" Gres=cxlmem:$c"
-			echo "NodeName=$h CPUs=2 RealMemory=1024$g State=UNKNOWN"
-		done
-		echo "PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
-	} >"$S/slurm.conf.tmp"
-	mv "$S/slurm.conf.tmp" "$S/slurm.conf"
-fi
-wait_for slurm.conf 600 || die "$me: no slurm.conf from cxlt-a"
-cp "$S/slurm.conf" /etc/slurm/slurm.conf
-# As Documentation/slurm.rst sets a cluster up.
-echo "required /usr/lib/x86_64-linux-gnu/cxltier/slurm/cxltier_spank.so" >>/etc/slurm/plugstack.conf
-[ "$me" = cxlt-a ] && ln -s /usr/share/cxltier/slurm/job_submit.lua /etc/slurm/job_submit.lua
-printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\n' >/etc/slurm/cgroup.conf
-# slurmd 22.05 needs a cgroup filesystem even with proctrack/linuxproc and task/none;
-# without systemd (IgnoreSystemd) it puts its scope in system.slice, made here.
-grep -q cgroup2 /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup
-mkdir -p /sys/fs/cgroup/system.slice
-echo "+cpuset +cpu +memory" >/sys/fs/cgroup/cgroup.subtree_control
-
-# --- daemons ----------------------------------------------------------------------
-if [ "$me" = cxlt-a ]; then
-	slurmctld || die "slurmctld did not start"
-fi
-slurmd || die "$me: slurmd did not start"
-touch "$S/up.$me"
+# This host's part of the cluster (qemu/guest/cxlt-slurm-up, as make demo's part 3).
+out=$(cxlt-slurm-up 2>&1) || die "$me: $out"
 
 if [ "$me" = cxlt-b ]; then
 	# The GRES count follows the blades: the watcher updates slurmctld on a fence.
