@@ -28,10 +28,13 @@
 #include "cxltierctl.hpp"
 #include "job_memory.hpp"
 #include "state.hpp"
+#include "fd_owner.hpp"
 
 namespace cxltierctl {
 
 namespace {
+
+using cxlt_tools::fd_owner;
 
 using steady = std::chrono::steady_clock;
 using std::chrono::milliseconds;
@@ -58,24 +61,6 @@ struct run_options {
 	bool manage = false;
 	std::string output; // "": stderr (stdout for JSON and --dry-run)
 	std::vector<std::string> command;
-};
-
-class fd_owner {
-public:
-	explicit fd_owner(int fd = -1) noexcept : fd_(fd) {}
-	~fd_owner() { reset(); }
-	fd_owner(const fd_owner &) = delete;
-	fd_owner &operator=(const fd_owner &) = delete;
-	int get() const noexcept { return fd_; }
-	void reset(int fd = -1) noexcept
-	{
-		if (fd_ >= 0)
-			::close(fd_);
-		fd_ = fd;
-	}
-
-private:
-	int fd_;
 };
 
 struct file_close {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // Running scontrol without a shell (command.hpp).
 #include "command.hpp"
+#include "fd_owner.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -21,29 +22,13 @@ namespace cxltier_slurm {
 
 namespace {
 
+using cxlt_tools::fd_owner;
+
 using steady = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 // Enough for any message of scontrol's; the rest is dropped.
 constexpr std::size_t max_output = 64 * 1024;
-
-class fd_owner {
-public:
-	explicit fd_owner(int fd = -1) noexcept : fd_(fd) {}
-	~fd_owner() { reset(); }
-	fd_owner(const fd_owner &) = delete;
-	fd_owner &operator=(const fd_owner &) = delete;
-	int get() const noexcept { return fd_; }
-	void reset(int fd = -1) noexcept
-	{
-		if (fd_ >= 0)
-			::close(fd_);
-		fd_ = fd;
-	}
-
-private:
-	int fd_;
-};
 
 // With SIGCHLD ignored (a caller's choice) the kernel reaps the child itself and
 // its status is lost: the default action, for as long as the command runs.

@@ -65,6 +65,7 @@ extern "C" {
 #include "command.hpp"
 #include "cxltier.hpp"
 #include "slurm_opts.hpp"
+#include "fd_owner.hpp"
 
 // <numaif.h> of libnuma 2.0.16 predates weighted interleave; the kernel's value
 // (include/uapi/linux/mempolicy.h, Linux 6.9).
@@ -95,6 +96,8 @@ CXLT_SPANK_EXPORT int slurm_spank_job_epilog(spank_t sp, int ac, char **av);
 SPANK_PLUGIN(cxltier, 1)
 
 namespace {
+
+using cxlt_tools::fd_owner;
 
 using namespace cxltier_slurm;
 using std::chrono::seconds;
@@ -253,25 +256,6 @@ std::string errno_text(int e)
 }
 
 // --- the state directory ------------------------------------------------------------
-
-class fd_owner {
-public:
-	explicit fd_owner(int fd = -1) noexcept : fd_(fd) {}
-	~fd_owner() { reset(); }
-	fd_owner(const fd_owner &) = delete;
-	fd_owner &operator=(const fd_owner &) = delete;
-	int get() const noexcept { return fd_; }
-	int release() noexcept { return std::exchange(fd_, -1); }
-	void reset(int fd = -1) noexcept
-	{
-		if (fd_ >= 0)
-			::close(fd_);
-		fd_ = fd;
-	}
-
-private:
-	int fd_;
-};
 
 // Each missing directory of @path, 0755 whatever the umask (the job's tasks, not
 // root, read the files).

@@ -67,38 +67,43 @@ local function cxlmem_of(tres)
 	return nil
 end
 
+-- The bytes of the job's option NAME ("cxl_slow"): nil when it was not given, false
+-- (the user told why) when it is not a size.
+local function size_option(opt, name)
+	if opt[name] == nil then
+		return nil
+	end
+	local bytes, why = parse_size(opt[name])
+	if bytes == nil then
+		slurm.log_user("cxltier: --%s: %s", (string.gsub(name, "_", "-")), why)
+		return false
+	end
+	return bytes
+end
+
 function slurm_job_submit(job_desc, part_list, submit_uid)
 	local opt = options(job_desc)
-	local asked = cxlmem_of(job_desc.tres_per_node)
-	if opt.cxl_slow == nil and opt.cxl_fast == nil then
-		return slurm.SUCCESS
+	local slow, fast = size_option(opt, "cxl_slow"), size_option(opt, "cxl_fast")
+	if slow == false or fast == false then
+		return slurm.ERROR
 	end
-	if opt.cxl_slow then
-		local bytes, why = parse_size(opt.cxl_slow)
-		if bytes == nil then
-			slurm.log_user("cxltier: --cxl-slow: %s", why)
-			return slurm.ERROR
-		end
-		if asked and asked ~= bytes then
+	if slow then
+		local asked = cxlmem_of(job_desc.tres_per_node)
+		if asked and asked ~= slow then
 			slurm.log_user("cxltier: --gres=cxlmem:%d disagrees with --cxl-slow=%s (%d bytes): give one of them",
-				asked, opt.cxl_slow, bytes)
+				asked, opt.cxl_slow, slow)
 			return slurm.ERROR
 		end
 		if asked == nil then
-			local req = string.format("gres:cxlmem:%d", bytes)
+			local req = string.format("gres:cxlmem:%d", slow)
 			if job_desc.tres_per_node and job_desc.tres_per_node ~= "" then
 				req = job_desc.tres_per_node .. "," .. req
 			end
 			job_desc.tres_per_node = req
 		end
 	end
-	if opt.cxl_fast then
-		local bytes, why = parse_size(opt.cxl_fast)
-		if bytes == nil then
-			slurm.log_user("cxltier: --cxl-fast: %s", why)
-			return slurm.ERROR
-		end
-		local mib = math.ceil(bytes / MIB)
+	if fast then
+		local mib = math.ceil(fast / MIB)
 		local mem = job_desc.pn_min_memory
 		if mem == nil or mem == slurm.NO_VAL64 or mem < mib then
 			job_desc.pn_min_memory = mib
