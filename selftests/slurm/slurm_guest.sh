@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The guest half of the slurm group (tests/slurm/cluster_test.sh): every host of a
-# three-host qemu/cluster --net runs it.  Each host comes up with cxlt-slurm-up
-# (cxlt-a: one 256 MiB tier, slurmctld and slurmd; cxlt-b: two tiers; cxlt-c: no
-# tier and no module); cxlt-a submits the jobs and checks them; cxlt-b fences a
+# three-host qemu/cluster --net runs it (topologies shared,shared2,single).  Each
+# host comes up with cxlt-slurm-up (cxlt-a: one 256 MiB tier, slurmctld and slurmd;
+# cxlt-b: two tiers; both attach the shared device as the cluster's shared pool;
+# cxlt-c: no tier and no module); cxlt-a submits the jobs and checks them; cxlt-b fences a
 # blade when cxlt-a asks; the others wait for cxlt-a to finish.  Hosts meet through
 # files in the shared folder (the working directory, /mnt/host).
 #
@@ -12,6 +13,7 @@
 set -u
 S=$PWD
 T=/usr/lib/cxltier/selftests/slurm/cxlt_slurm_touch
+P=/usr/lib/cxltier/selftests/slurm/cxlt_slurm_pool
 me=$(hostname)
 scale=${CXLT_TIMEOUT_SCALE:-1}
 n=0 failed=0
@@ -189,6 +191,37 @@ check "and scontrol show job says why" \
 	eval 'scontrol show job "$j7" | grep -q "AdminComment=cxltier: .*no cxltier module"'
 check "--cxl-fast=16M became the job's memory (job_submit.lua)" \
 	eval 'scontrol show job "$j7" | grep -q "MinMemoryNode=16M"'
+
+# --- the shared pool: a cluster-wide license on the nodes that attach it -------------
+lic=$(cat "$S/pool.cxlt-a")
+check "the shared pool is the license cxlpool ($lic MiB), cxlt-a and cxlt-b have the feature" \
+	eval 'scontrol show license cxlpool | grep -q "Total=$lic " &&
+		[ "$(sinfo -h -N -o "%N %f" | grep -c cxlpool)" = 2 ]'
+# A job on cxlt-a holds 160 MiB of it and leaves a region there; a job asking as much
+# waits for it, though cxlt-b is idle, then reads the region on cxlt-b.
+p1=$(submit -w cxlt-a --cxl-pool=160M -o "$S/p1.out" --wrap "$P put handoff 64 && sleep 30") ||
+	die "sbatch of a --cxl-pool job failed"
+wait_state "$p1" RUNNING 120
+for ((t = 0; t < 60 * scale; t++)); do grep -q 'pool:' "$S/p1.out" 2>/dev/null && break; sleep 1; done
+p2=$(submit -w cxlt-b --cxl-pool=160M -o "$S/p2.out" --wrap "$P get handoff 64") ||
+	die "sbatch of a second --cxl-pool job failed"
+sleep $((5 * scale))
+reason=$(scontrol show job "$p2" | grep -oE 'Reason=[^ ]+')
+check "a second job asking 160M of the pool waits on cxlt-b for the license ($(job_state "$p2") $reason)" \
+	eval '[ "$(job_state "$p2")" = PENDING ] && [ "$reason" = Reason=Licenses ]'
+wait_state "$p1" COMPLETED 300
+sed 's/^/# p1: /' "$S/p1.out"
+check "the first wrote a region on the pool (CXLTIER_POOL on cxlt-a)" grep -q '^pool: put handoff 64 MiB on region' "$S/p1.out"
+wait_state "$p2" COMPLETED 300
+sed 's/^/# p2: /' "$S/p2.out"
+check "the second ran when the license came back, and read it on cxlt-b by name" \
+	eval 'grep -q "^pool: got handoff 64 MiB from region[0-9]*: [0-9]* words checked" "$S/p2.out" &&
+		[ "$(job_node "$p2")" = cxlt-b ]'
+check "a --cxl-pool job is not placed where the pool is not attached (cxlt-c)" \
+	refused "Requested node configuration is not available" -w cxlt-c --cxl-pool=16M
+check "--cxl-pool larger than the pool is refused at submission" refused "icense" --cxl-pool=1G
+check "--cxl-pool=0 is refused at submission" refused "more than 0" --cxl-pool=0
+check "the license is all free again" eval 'scontrol show license cxlpool | grep -q "Used=0 "'
 
 # cxlmem_mib: cxlt-b's cxlmem count in MiB (scontrol prints 512M, 1G, ...).
 cxlmem_mib() {

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tests/slurm/cluster_test.sh: the slurm group.  Three hosts (qemu/cluster --net, with
-# the Slurm overlay of qemu/build-slurm): cxlt-a (topology single, its 256 MiB of CXL
-# memory one tier), cxlt-b (pool, two 256 MiB tiers) and cxlt-c (single, no tier).
+# the Slurm overlay of qemu/build-slurm): cxlt-a (topology shared, its own 256 MiB of
+# CXL memory one tier), cxlt-b (shared2, two 256 MiB tiers) and cxlt-c (single, no
+# tier); cxlt-a and cxlt-b attach the shared device as the cluster's shared pool.
 # Each runs selftests/slurm/slurm_guest.sh: Debian's slurmctld and slurmd 22.05
 # with cxltier's SPANK plugin and job_submit.lua, and cxlt-a submits jobs with
 # --cxl-fast/--cxl-slow and checks where Slurm ran them and where their pages are.
@@ -15,10 +16,11 @@ OVERLAY=$BUILD/guest/slurm.cpio.gz
 [ -f "$OVERLAY" ] || { echo "# $OVERLAY is missing (make slurm-guest)"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/share"
+mkdir -p "$work/share" "$work/persist"
 t0=$SECONDS
 # One guest thread each: three guests share this machine's CPUs.
-out=$("$ROOT/qemu/cluster" --hosts 3 --net --stop-on-failure --topology single,pool,single --tcg single \
+out=$(CXLT_PERSIST_DIR=$work/persist "$ROOT/qemu/cluster" --hosts 3 --net --stop-on-failure --fresh \
+	--topology shared,shared2,single --tcg single \
 	--overlay "$OVERLAY" --share "$work/share" --timeout 1800 \
 	-- bash /usr/lib/cxltier/selftests/slurm/slurm_guest.sh 2>&1 | tee /dev/stderr)
 rc=$?

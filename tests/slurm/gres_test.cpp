@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon_fake_sys.hpp"
+#include "pool_fake_sys.hpp"
 #include "run_cli.hpp"
 
 using namespace cxltier_test;
@@ -131,6 +132,38 @@ TEST_F(GresTest, Json)
 	EXPECT_EQ(doc["tiers"][1]["bytes"], 2 * GiB);
 	EXPECT_EQ(doc["tiers"][2], json::parse(R"({"tier": "region2", "node": 1, "bytes": 536870912,
 		"usable": false, "reason": "the tier is fenced"})"));
+	EXPECT_EQ(doc["shared_pools"], json::array());
+}
+
+// A shared pool attached here: what slurm.conf needs for it, after the line (and in
+// the JSON); this host's own pmem pools are not reported, a pool not online gets no
+// license.
+TEST_F(GresTest, SharedPools)
+{
+	add_pool(sysfs, {.name = "region5"});
+	add_shared_pool(sysfs, {.pool = {.name = "region6", .size = "266338304", .free = "100000000"}});
+	add_shared_pool(sysfs, {.pool = {.name = "region7", .state = "lost", .uuid = ""}});
+	run_result r = run({"--node", "n1"});
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(r.out, "NodeName=n1 Name=cxlmem Count=" + three_gib + " Flags=CountOnly\n"
+			 "# shared pool region6 (uuid 3f6c1d9e-2b7a-4c1e-9a53-0d2e8f41b6a7): "
+			 "slurm.conf Licenses=cxlpool:254, and Features=cxlpool for this node\n"
+			 "# shared pool region7 is lost: no license for it\n");
+
+	r = run({"--node", "n1", "--json"});
+	ASSERT_EQ(r.status, 0) << r.err;
+	json doc = json::parse(r.out);
+	ASSERT_EQ(doc["shared_pools"].size(), 2u);
+	EXPECT_EQ(doc["shared_pools"][0], json::parse(R"({"pool": "region6", "state": "online",
+		"uuid": "3f6c1d9e-2b7a-4c1e-9a53-0d2e8f41b6a7", "bytes": 266338304, "free": 100000000,
+		"license": "cxlpool:254"})"));
+	EXPECT_EQ(doc["shared_pools"][1]["license"], nullptr);
+
+	// The file gres.conf reads has the line alone.
+	fs::path f = conf.path() / "cxlmem.conf";
+	ASSERT_EQ(run({"--node", "n1", "--conf", f.string()}).status, 0);
+	EXPECT_EQ(lines(slurp(f)).back(), "NodeName=n1 Name=cxlmem Count=" + three_gib + " Flags=CountOnly");
+	EXPECT_EQ(slurp(f).find("cxlpool"), std::string::npos);
 }
 
 // A blade out of service takes its tier out, as the planner does.

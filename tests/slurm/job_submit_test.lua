@@ -74,6 +74,41 @@ check("a smaller one is raised, rounded up to MiB", rc == 0 and job.pn_min_memor
 job, rc, msg = submit({ cxl_fast = "lots" })
 check("a bad --cxl-fast is refused", rc == slurm.ERROR and msg and msg:find("cxl%-fast") ~= nil,
 	tostring(msg))
+
+-- --cxl-pool: the cluster-wide license cxlpool (MiB) and the node feature cxlpool.
+job, rc = submit({ cxl_pool = "160M" })
+check("--cxl-pool=160M asks license cxlpool:160 on nodes with feature cxlpool", rc == 0 and
+	job.licenses == "cxlpool:160" and job.features == "cxlpool",
+	tostring(job.licenses) .. " " .. tostring(job.features))
+job, rc = submit({ cxl_pool = "1500K" })
+check("the license is in MiB, rounded up", rc == 0 and job.licenses == "cxlpool:2",
+	tostring(job.licenses))
+job, rc = submit({ cxl_pool = "1G" }, { licenses = "matlab:2", features = "gpu&ib" })
+check("it is added to other licenses and features", rc == 0 and
+	job.licenses == "matlab:2,cxlpool:1024" and job.features == "gpu&ib&cxlpool",
+	tostring(job.licenses) .. " " .. tostring(job.features))
+job, rc = submit({ cxl_pool = "1G" }, { features = "a|b" })
+check("features with alternatives are kept whole", rc == 0 and job.features == "(a|b)&cxlpool",
+	tostring(job.features))
+job, rc = submit({ cxl_pool = "1G" }, { features = "[rack1|rack2]" })
+check("and so are matching ORs", rc == 0 and job.features == "([rack1|rack2])&cxlpool",
+	tostring(job.features))
+job, rc = submit({ cxl_pool = "1G" }, { features = "ib&cxlpool", licenses = "cxlpool*1024" })
+check("a feature and a license that agree are kept as they are", rc == 0 and
+	job.features == "ib&cxlpool" and job.licenses == "cxlpool*1024",
+	tostring(job.licenses) .. " " .. tostring(job.features))
+job, rc, msg = submit({ cxl_pool = "1G" }, { licenses = "cxlpool:5" })
+check("a --licenses=cxlpool that disagrees is refused, saying so", rc == slurm.ERROR and
+	msg and msg:find("disagrees") ~= nil, tostring(msg))
+job, rc, msg = submit({ cxl_pool = "1G" }, { licenses = "a:1|b:1" })
+check("licenses with alternatives are refused, saying what to do", rc == slurm.ERROR and
+	msg and msg:find("cxlpool:1024 there") ~= nil, tostring(msg))
+job, rc, msg = submit({ cxl_pool = "-1" })
+check("a bad --cxl-pool is refused", rc == slurm.ERROR and msg and msg:find("cxl%-pool") ~= nil,
+	tostring(msg))
+job, rc = submit({ cxl_slow = "16M" })
+check("a job without --cxl-pool gets no license", rc == 0 and job.licenses == nil and
+	job.features == nil)
 check("slurm_job_modify accepts", slurm_job_modify({}, {}, {}, 0) == slurm.SUCCESS)
 
 print("1.." .. n)

@@ -175,7 +175,8 @@ TEST(SlurmState, CorruptFilesAreRefused)
 	EXPECT_EQ(state_refusal("version=2\n"), "line 1: version '2' is not 1");
 	EXPECT_EQ(state_refusal("version=1\nversion=1\n"), "line 2: version given twice");
 	EXPECT_EQ(state_refusal("# only a comment\n"), "no version");
-	EXPECT_EQ(state_refusal("version=1\n"), "no policy");
+	EXPECT_EQ(state_refusal("version=1\n"), "neither a plan nor a pool");
+	EXPECT_EQ(state_refusal("version=1\nfast=1\n"), "no policy");
 	EXPECT_EQ(state_refusal("version=1\npolicy=preferred\nfast=1\n" + nodes), "no slow");
 	EXPECT_EQ(state_refusal(head + "garbage\n"), "line 5: not key=value: 'garbage'");
 	EXPECT_EQ(state_refusal(head + "colour=blue\n" + nodes), "line 5: unknown key 'colour'");
@@ -206,6 +207,41 @@ TEST(SlurmState, CorruptFilesAreRefused)
 	EXPECT_EQ(state_refusal("version=1\nerror=\n"), "line 2: an empty error");
 	EXPECT_EQ(state_refusal("version=1\nerror=x\npolicy=preferred\n"), "both an error and a plan");
 	EXPECT_EQ(state_refusal("version=1\nerror=x\nerror=y\n"), "line 3: error given twice");
+}
+
+// --cxl-pool: the pool's line, alone or with a plan; refused when it is not one.
+TEST(SlurmState, Pool)
+{
+	job_state st;
+	st.pool = pool_grant{"region2", 160 * MiB};
+	EXPECT_EQ(format_state(st), "version=1\npool=region2 167772160\n");
+	job_state back = parse_state(format_state(st));
+	EXPECT_EQ(back, st);
+	EXPECT_FALSE(back.placed());
+	EXPECT_FALSE(back.failed());
+
+	st.plan = preferred_plan();
+	EXPECT_THAT(format_state(st), HasSubstr("node=2 cxl 268435456 0\npool=region2 167772160\n"));
+	back = parse_state(format_state(st));
+	EXPECT_EQ(back, st);
+	EXPECT_TRUE(back.placed());
+
+	const std::string head = "version=1\n";
+	for (const char *bad : {"pool=region2", "pool=region2 ", "pool= 1024", "pool=region2 0",
+				"pool=region2 12x", "pool=region 2 1024", "pool=reg/ion2 1024",
+				"pool=../x 1024x", "pool=region2 -1"})
+		EXPECT_THAT(state_refusal(head + bad + "\n"), HasSubstr("line 2: not a pool")) << bad;
+	EXPECT_EQ(state_refusal(head + "pool=a 1\npool=b 1\n"), "line 3: pool given twice");
+	EXPECT_EQ(state_refusal(head + "error=x\npool=region2 1024\n"), "both an error and a pool");
+	// A pool does not make a half plan whole.
+	EXPECT_EQ(state_refusal(head + "pool=region2 1024\nfast=1\n"), "no policy");
+
+	EXPECT_TRUE(valid_pool_name("region12"));
+	EXPECT_TRUE(valid_pool_name(std::string(63, 'r')));
+	EXPECT_FALSE(valid_pool_name(std::string(64, 'r')));
+	EXPECT_FALSE(valid_pool_name(""));
+	EXPECT_FALSE(valid_pool_name("region 2"));
+	EXPECT_FALSE(valid_pool_name("region/2"));
 }
 
 TEST(SlurmState, PolicyNodes)

@@ -31,6 +31,7 @@ extern "C" {
 }
 
 #include "slurm_opts.hpp"
+#include "pool_fake_sys.hpp"
 #include "tier_fake_sys.hpp"
 
 using namespace cxltier_test;
@@ -273,6 +274,7 @@ protected:
 	scoped_env opt_fast{"SPANK__SLURM_SPANK_OPTION_cxltier_cxl_fast", std::nullopt};
 	scoped_env opt_slow{"SPANK__SLURM_SPANK_OPTION_cxltier_cxl_slow", std::nullopt};
 	scoped_env opt_policy{"SPANK__SLURM_SPANK_OPTION_cxltier_cxl_policy", std::nullopt};
+	scoped_env opt_pool{"SPANK__SLURM_SPANK_OPTION_cxltier_cxl_pool", std::nullopt};
 };
 
 spank_option *registered(const std::string &name)
@@ -310,8 +312,8 @@ TEST_F(SpankTest, RegistersTheOptions)
 {
 	spank_handle sp;
 	ASSERT_EQ(call("slurm_spank_init", sp, S_CTX_ALLOCATOR), 0);
-	ASSERT_EQ(fake::registered.size(), 3u);
-	for (const char *name : {"cxl-fast", "cxl-slow", "cxl-policy"}) {
+	ASSERT_EQ(fake::registered.size(), 4u);
+	for (const char *name : {"cxl-fast", "cxl-slow", "cxl-policy", "cxl-pool"}) {
 		spank_option *o = registered(name);
 		ASSERT_NE(o, nullptr);
 		EXPECT_EQ(o->has_arg, 1) << name;
@@ -320,6 +322,7 @@ TEST_F(SpankTest, RegistersTheOptions)
 	}
 	EXPECT_STREQ(registered("cxl-fast")->arginfo, "SIZE");
 	EXPECT_STREQ(registered("cxl-policy")->arginfo, "NAME");
+	EXPECT_STREQ(registered("cxl-pool")->arginfo, "SIZE");
 }
 
 // A bad value is refused where it is given, with why: sbatch then refuses the job.
@@ -334,19 +337,22 @@ TEST_F(SpankTest, OptionCallbacksRefuseBadValues)
 	EXPECT_EQ(cb("cxl-fast", "512M"), 0);
 	EXPECT_EQ(cb("cxl-slow", "4G"), 0);
 	EXPECT_EQ(cb("cxl-policy", "weighted"), 0);
+	EXPECT_EQ(cb("cxl-pool", "1G"), 0);
 	EXPECT_THAT(fake::errors, IsEmpty());
 
 	EXPECT_NE(cb("cxl-slow", "4X"), 0);
 	EXPECT_NE(cb("cxl-fast", "0"), 0);
 	EXPECT_NE(cb("cxl-fast", ""), 0);
 	EXPECT_NE(cb("cxl-policy", "fast"), 0);
+	EXPECT_NE(cb("cxl-pool", "-1G"), 0);
 	EXPECT_THAT(fake::errors,
 		    ElementsAre("cxltier: --cxl-slow: '4X' is not a size (such as 512M or 4G)",
 				"cxltier: --cxl-fast: '0' is not a size: it must be more than 0 "
 				"(such as 512M or 4G)",
 				"cxltier: --cxl-fast: '' is not a size (such as 512M or 4G)",
 				"cxltier: --cxl-policy: 'fast' is not a policy: preferred, "
-				"interleave or weighted"));
+				"interleave or weighted",
+				"cxltier: --cxl-pool: '-1G' is not a size (such as 512M or 4G)"));
 }
 
 TEST_F(SpankTest, PolicyNeedsASize)
@@ -446,7 +452,7 @@ TEST_F(SpankTest, PrologWithoutOptionsDoesNothing)
 	spank_handle sp;
 	ASSERT_EQ(call("slurm_spank_job_prolog", sp), 0);
 	EXPECT_FALSE(fs::exists(state_dir()));
-	write_state({"old", {}});
+	write_state({"old", {}, {}});
 	ASSERT_EQ(call("slurm_spank_job_prolog", sp), 0);
 	EXPECT_FALSE(fs::exists(state_file()));
 	EXPECT_THAT(fake::errors, IsEmpty());
@@ -476,7 +482,7 @@ TEST_F(SpankTest, PrologOnANodeWithoutTheModule)
 	sp.options = {{"cxl-fast", "1G"}};
 	ASSERT_EQ(call("slurm_spank_job_prolog", sp), 0);
 	const std::string reason = "this node has no cxltier module (/dev/cxltier or its sysfs is "
-				   "missing): the job asked for --cxl-fast/--cxl-slow";
+				   "missing): the job asked for --cxl-*";
 	EXPECT_EQ(state().error, reason);
 	EXPECT_THAT(scontrol_args(),
 		    ElementsAre("update", "JobId=42", "AdminComment=cxltier: " + reason + " (node n1)"));
@@ -543,7 +549,92 @@ TEST_F(SpankTest, PrologRefusesAnUnsafeStateDirectory)
 	EXPECT_THAT(scontrol_args()[2], HasSubstr("cannot record the job's placement"));
 }
 
+// --cxl-pool: the online shared pool with the most free space; the file names it.
+TEST_F(SpankTest, PrologPicksTheSharedPool)
+{
+	add_pool(sysfs, {.name = "region1"}); // this host's pmem: not shared
+	add_shared_pool(sysfs, {.pool = {.name = "region3", .free = "100663296"}});
+	add_shared_pool(sysfs, {.pool = {.name = "region4", .free = "201326592"}});
+	add_shared_pool(sysfs, {.pool = {.name = "region5", .state = "lost", .free = "268435456"}});
+	spank_handle sp;
+	sp.options = {{"cxl-pool", "160M"}};
+	ASSERT_EQ(call("slurm_spank_job_prolog", sp), 0);
+	cxltier_slurm::job_state st = state();
+	ASSERT_FALSE(st.failed()) << st.error;
+	EXPECT_FALSE(st.placed());
+	ASSERT_TRUE(st.pool);
+	EXPECT_EQ(*st.pool, (cxltier_slurm::pool_grant{"region4", 160 * MiB}));
+	EXPECT_THAT(fake::infos, ElementsAre("cxltier: job 42: pool=region4"));
+	EXPECT_THAT(fake::errors, IsEmpty());
+
+	// With memory to place too: both.
+	sp.options = {{"cxl-slow", "256M"}, {"cxl-pool", "16M"}};
+	ASSERT_EQ(call("slurm_spank_job_prolog", sp), 0);
+	st = state();
+	ASSERT_FALSE(st.failed()) << st.error;
+	EXPECT_TRUE(st.placed());
+	EXPECT_EQ(st.pool->pool, "region4");
+}
+
+// Not placed: no shared pool here, or not that much free; the file and the
+// AdminComment say which.
+TEST_F(SpankTest, PrologRecordsWhyThePoolCannotHaveTheJob)
+{
+	spank_handle sp;
+	sp.options = {{"cxl-pool", "64M"}};
+	add_pool(sysfs, {.name = "region1"});
+	ASSERT_EQ(call("slurm_spank_job_prolog", sp), 0);
+	EXPECT_EQ(state().error, "--cxl-pool: no shared pool is online on this node (none is attached)");
+
+	add_shared_pool(sysfs, {.pool = {.name = "region3", .state = "lost"}});
+	ASSERT_EQ(call("slurm_spank_job_prolog", sp), 0);
+	EXPECT_EQ(state().error, "--cxl-pool: no shared pool is online on this node (region3 is lost)");
+
+	add_shared_pool(sysfs, {.pool = {.name = "region4", .free = "50331648"}});
+	sp.options = {{"cxl-pool", "65M"}, {"cxl-slow", "256M"}};
+	ASSERT_EQ(call("slurm_spank_job_prolog", sp), 0);
+	const std::string why = "--cxl-pool: shared pool region4 has 48 MiB free, the job asks 65 MiB; "
+				"regions that other jobs left on it take the rest (cxltierctl pool "
+				"stat region4)";
+	cxltier_slurm::job_state st = state();
+	EXPECT_EQ(st.error, why);
+	EXPECT_FALSE(st.pool);
+	EXPECT_THAT(scontrol_args(), ElementsAre("update", "JobId=42",
+						 "AdminComment=cxltier: " + why + " (node n1)"));
+
+	sp.options = {{"cxl-pool", "1X"}};
+	ASSERT_EQ(call("slurm_spank_job_prolog", sp), 0);
+	EXPECT_EQ(state().error, "--cxl-pool: '1X' is not a size (such as 512M or 4G)");
+	sp.options = {{"cxl-pool", "1M"}, {"cxl-policy", "interleave"}};
+	ASSERT_EQ(call("slurm_spank_job_prolog", sp), 0);
+	EXPECT_EQ(state().error,
+		  "--cxl-policy needs --cxl-fast or --cxl-slow: there is no memory to place");
+}
+
 // --- task_init -----------------------------------------------------------------------
+
+// A job with --cxl-pool only: its tasks get the pool's name, and no memory policy.
+TEST_F(SpankTest, TaskInitNamesThePool)
+{
+	cxltier_slurm::job_state st;
+	st.pool = cxltier_slurm::pool_grant{"region4", MiB};
+	write_state(st);
+	spank_handle task;
+	::testing::internal::CaptureStderr();
+	EXPECT_EQ(call("slurm_spank_task_init", task, S_CTX_REMOTE), 0);
+	EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+	EXPECT_THAT(policies(), IsEmpty());
+	EXPECT_THAT(task.env, ElementsAre(std::pair<const std::string, std::string>("CXLTIER_POOL",
+										    "region4")));
+
+	st.plan = {CXLTIER_PLACEMENT_PREFERRED, 0, MiB, {{2, CXLTIER_MEMORY_CXL, MiB, 0}}};
+	write_state(st);
+	spank_handle both;
+	EXPECT_EQ(call("slurm_spank_task_init", both, S_CTX_REMOTE), 0);
+	EXPECT_THAT(policies(), ElementsAre("mode=5 nodes=2"));
+	EXPECT_EQ(both.env["CXLTIER_POOL"], "region4");
+	EXPECT_EQ(both.env["CXLTIER_PLACEMENT"], "preferred fast=0 slow=1048576 nodes=2");
+}
 
 TEST_F(SpankTest, TaskInitSetsThePolicy)
 {
@@ -577,7 +668,7 @@ TEST_F(SpankTest, TaskInitPolicies)
 	};
 	for (const auto &c : cases) {
 		std::filesystem::remove(mempolicy_log());
-		write_state({"", c.plan});
+		write_state({"", c.plan, {}});
 		spank_handle task;
 		EXPECT_EQ(call("slurm_spank_task_init", task, S_CTX_REMOTE), 0) << c.policy;
 		EXPECT_THAT(policies(), ElementsAre(c.policy));
@@ -587,7 +678,7 @@ TEST_F(SpankTest, TaskInitPolicies)
 // The job fails in its first task, with the reason in its output.
 TEST_F(SpankTest, TaskInitFailsAJobThatWasNotPlaced)
 {
-	write_state({"cannot place slow 4 GiB: CXL is 3.0 GiB short", {}});
+	write_state({"cannot place slow 4 GiB: CXL is 3.0 GiB short", {}, {}});
 	spank_handle task;
 	::testing::internal::CaptureStderr();
 	EXPECT_EQ(call("slurm_spank_task_init", task, S_CTX_REMOTE), -1);
@@ -611,7 +702,8 @@ TEST_F(SpankTest, TaskInitFailsOnACorruptFile)
 TEST_F(SpankTest, TaskInitFailsWhenTheKernelRefuses)
 {
 	write_state({"", {CXLTIER_PLACEMENT_WEIGHTED, MiB, MiB,
-			  {{0, CXLTIER_MEMORY_DRAM, MiB, 1}, {2, CXLTIER_MEMORY_CXL, MiB, 1}}}});
+			  {{0, CXLTIER_MEMORY_DRAM, MiB, 1}, {2, CXLTIER_MEMORY_CXL, MiB, 1}}},
+		     {}});
 	scoped_env fail("CXLTIER_FAKE_MEMPOLICY_ERRNO", "22");
 	spank_handle task;
 	::testing::internal::CaptureStderr();
@@ -626,7 +718,8 @@ TEST_F(SpankTest, TaskInitFailsWhenTheKernelRefuses)
 TEST_F(SpankTest, TaskInitWarnsOfNodesOutsideTheCpuset)
 {
 	write_state({"", {CXLTIER_PLACEMENT_INTERLEAVE, MiB, MiB,
-			  {{0, CXLTIER_MEMORY_DRAM, MiB, 1}, {2, CXLTIER_MEMORY_CXL, MiB, 1}}}});
+			  {{0, CXLTIER_MEMORY_DRAM, MiB, 1}, {2, CXLTIER_MEMORY_CXL, MiB, 1}}},
+		     {}});
 	scoped_env allowed("CXLTIER_FAKE_MEMS_ALLOWED", "0");
 	spank_handle task;
 	::testing::internal::CaptureStderr();
@@ -660,7 +753,7 @@ TEST_F(SpankTest, EpilogRemovesTheFile)
 {
 	spank_handle sp;
 	ASSERT_EQ(call("slurm_spank_job_epilog", sp), 0); // no directory yet
-	write_state({"x", {}});
+	write_state({"x", {}, {}});
 	spank_handle other;
 	other.jobid = 43;
 	ASSERT_EQ(call("slurm_spank_job_epilog", other), 0);

@@ -4,7 +4,10 @@
 // usable tiers, by the rule the placement planner has for CXL nodes (cxltier.h,
 // "Job placement"): not fenced, every blade under the tier online.  Jobs then ask
 // for it (--gres=cxlmem:16G) and the scheduler sends them where there is some; the
-// plugin (cxltier_spank.so, --cxl-slow) places their memory on the node.
+// plugin (cxltier_spank.so, --cxl-slow) places their memory on the node.  A shared
+// pool attached here is reported too: the license and node feature "cxlpool" that
+// slurm.conf gives it (--cxl-pool), for the admin to copy; Slurm 22.05 cannot
+// change a license's count at run time, so nothing is updated for it.
 //
 //   cxltier-slurm-gres [--node NAME] [--conf FILE] [--update] [--watch [--interval S]] [--json]
 #include <signal.h>
@@ -64,9 +67,21 @@ struct tier_offer {
 	std::string unusable;	 // why nothing goes there, "" when usable
 };
 
+// A shared pool attached here.
+struct pool_offer {
+	std::string name; // its CXL region here
+	std::string state;
+	std::string uuid; // the same on every host
+	std::uint64_t bytes = 0, free = 0;
+	bool online() const { return state == "online"; }
+	// slurm.conf's license for it: whole MiB of its space.
+	std::string license() const { return fmt::format("cxlpool:{}", bytes >> 20); }
+};
+
 struct offer {
 	bool module = true; // false: no cxltier module, nothing offered
 	std::vector<tier_offer> tiers;
+	std::vector<pool_offer> pools;
 	std::uint64_t count() const
 	{
 		std::uint64_t sum = 0;
@@ -126,6 +141,13 @@ offer measure(cxltier_ctx *ctx)
 		}
 		o.tiers.push_back(std::move(to));
 	}
+	cxltier_pool *p;
+	for_each_cxltier_pool(ctx, p)
+		if (cxltier_pool_is_shared(p))
+			o.pools.push_back({cxltier_pool_get_name(p),
+					   cxltier_pool_state_name(cxltier_pool_get_state(p)),
+					   cxltier_pool_get_uuid(p), cxltier_pool_get_size(p),
+					   cxltier_pool_get_free(p)});
 	return o;
 }
 
@@ -170,12 +192,34 @@ json offer_json(const std::string &node, const offer &o)
 				 {"bytes", t.bytes},
 				 {"usable", t.unusable.empty()},
 				 {"reason", t.unusable.empty() ? json(nullptr) : json(t.unusable)}});
+	json pools = json::array();
+	for (const auto &p : o.pools)
+		pools.push_back({{"pool", p.name},
+				 {"state", p.state},
+				 {"uuid", p.uuid},
+				 {"bytes", p.bytes},
+				 {"free", p.free},
+				 {"license", p.online() ? json(p.license()) : json(nullptr)}});
 	return {{"node_name", node},
 		{"gres", "cxlmem"},
 		{"count", o.count()},
 		{"module", o.module},
 		{"tiers", tiers},
+		{"shared_pools", pools},
 		{"line", gres_line(node, o.count())}};
+}
+
+// What slurm.conf needs for the shared pools attached here (comment lines).
+std::string pool_lines(const offer &o)
+{
+	std::string s;
+	for (const auto &p : o.pools)
+		s += p.online() ? fmt::format("# shared pool {} (uuid {}): slurm.conf Licenses={}, "
+					      "and Features=cxlpool for this node\n",
+					      p.name, p.uuid, p.license())
+				: fmt::format("# shared pool {} is {}: no license for it\n", p.name,
+					      p.state);
+	return s;
 }
 
 // @path replaced whole (written aside, synced, renamed), so slurmd never reads half.
@@ -234,7 +278,7 @@ void publish(const options &opt, const std::string &node, const offer &o)
 	if (opt.json_out)
 		fmt::print("{}\n", offer_json(node, o).dump(-1, ' ', false, json::error_handler_t::replace));
 	else
-		fmt::print("{}\n", gres_line(node, o.count()));
+		fmt::print("{}\n{}", gres_line(node, o.count()), pool_lines(o));
 	std::fflush(stdout);
 	if (!opt.conf.empty())
 		write_conf(opt.conf, gres_line(node, o.count()));
@@ -246,7 +290,7 @@ offer current(cxltier::ctx_ptr &ctx)
 {
 	refresh(ctx);
 	if (!ctx)
-		return offer{.module = false, .tiers = {}};
+		return offer{.module = false, .tiers = {}, .pools = {}};
 	return measure(ctx.get());
 }
 
@@ -478,6 +522,10 @@ int main(int argc, char **argv)
 		"there or in gres.conf (which may Include the file --conf writes).  Jobs ask with "
 		"--gres=cxlmem:16G.  Note that scontrol update replaces the node's whole Gres "
 		"list, other GRES included.\n\n"
+		"A shared pool attached here gets a comment line after it: \"# shared pool REGION "
+		"(uuid UUID): slurm.conf Licenses=cxlpool:MIB, and Features=cxlpool for this node\", "
+		"what slurm.conf needs for --cxl-pool (once for the cluster, on every node that "
+		"attaches the pool).\n\n"
 		"Exit status: 0, 1 on a failure (scontrol's output is shown), 2 for bad usage.",
 		prog);
 	options opt;
@@ -502,8 +550,8 @@ int main(int argc, char **argv)
 		->check(CLI::Range(1u, 86400u));
 	app.add_flag("-j,--json", opt.json_out,
 		     "Print JSON instead of the line: node_name, gres, count, module, tiers "
-		     "(tier, node, bytes, usable, reason) and line; one object per line with "
-		     "--watch");
+		     "(tier, node, bytes, usable, reason), shared_pools (pool, state, uuid, "
+		     "bytes, free, license) and line; one object per line with --watch");
 	try {
 		app.parse(argc, argv);
 	} catch (const CLI::ParseError &e) {

@@ -13,15 +13,20 @@
 //   --cxl-fast=SIZE    memory it needs on DRAM
 //   --cxl-slow=SIZE    memory it may have on CXL
 //   --cxl-policy=NAME  preferred (default), interleave or weighted
+//   --cxl-pool=SIZE    space it needs on the cluster's shared CXL pool
 // SIZE as slurm_opts.hpp's parse_size().  The placement is made for the job, once
-// per node, when it starts there; srun inside a job does not change it.
+// per node, when it starts there; srun inside a job does not change it.  slurmctld
+// schedules --cxl-pool as the cluster-wide license "cxlpool" (MiB) on nodes with
+// the feature "cxlpool" (job_submit.lua); the plugin finds the pool on the node.
 //
 // Hooks:
 //   init, init_post_opt  (sbatch, salloc, srun; also slurmd and slurmstepd) register
 //       the options and refuse bad values, so that a job is refused when submitted.
 //   job_prolog  (root, on each node of the job before its first step there) plans
-//       with libcxltier (cxltier_placement_plan(), as `cxltierctl run` does) and
-//       writes DIR/job.<jobid>, root's, 0644: the plan, or why there is none
+//       with libcxltier (cxltier_placement_plan(), as `cxltierctl run` does), for
+//       --cxl-pool picks the online shared pool attached here with the most free
+//       space (it must have the space asked for free now), and
+//       writes DIR/job.<jobid>, root's, 0644: the plan and pool, or why there is none
 //       (slurm_opts.hpp has the format).  It returns 0 even then (a failing prolog
 //       drains the node) and puts the reason in the job's AdminComment
 //       (scontrol update) for `scontrol show job`.  For weighted interleave it
@@ -31,7 +36,9 @@
 //       new one (free memory has changed since, and every task of the job must
 //       get the same), so later steps without the options get it too.  Sets
 //       CXLTIER_PLACEMENT="<policy> fast=<bytes> slow=<bytes> nodes=<ids>" for the
-//       task.  A job whose placement failed fails here, with "cxltier: job not
+//       task, and CXLTIER_POOL=<region> (the shared pool's name here, for
+//       `cxltierctl region create --persistent --pool` or libcxltier) when the
+//       job asked for --cxl-pool.  A job whose placement failed fails here, with "cxltier: job not
 //       placed: <reason>" on the task's stderr (the job's output).  Should the
 //       prolog not have been able to write the file at all, the tasks run
 //       without a placement and say so on stderr.
@@ -109,12 +116,12 @@ constexpr std::size_t max_state_bytes = 64 * 1024;
 
 // --- options --------------------------------------------------------------------
 
-enum option_id { opt_fast = 1, opt_slow, opt_policy };
+enum option_id { opt_fast = 1, opt_slow, opt_policy, opt_pool };
 
 // What this process's command line asked for (sbatch, salloc, srun), for
 // init_post_opt; slurmstepd gets the same from the job's launch.
 struct requested {
-	std::optional<std::uint64_t> fast, slow;
+	std::optional<std::uint64_t> fast, slow, pool;
 	std::optional<cxltier_placement_policy> policy;
 };
 requested given;
@@ -133,6 +140,11 @@ spank_option options[] = {
 	 const_cast<char *>("How the job's memory is spread: preferred (DRAM first, the default), "
 			    "interleave, or weighted (interleave by bandwidth)"),
 	 1, opt_policy, on_option},
+	{const_cast<char *>("cxl-pool"), const_cast<char *>("SIZE"),
+	 const_cast<char *>("Space the job needs on the cluster's shared CXL pool, such as 1G: "
+			    "it runs where the pool is attached, once that much of it is not "
+			    "taken by running jobs"),
+	 1, opt_pool, on_option},
 };
 
 spank_option &option(option_id id)
@@ -143,7 +155,7 @@ spank_option &option(option_id id)
 int on_option(int val, const char *optarg, int /* remote */)
 {
 	std::string_view value = optarg ? optarg : "";
-	const char *name = val >= opt_fast && val <= opt_policy ? option(option_id(val)).name : "?";
+	const char *name = val >= opt_fast && val <= opt_pool ? option(option_id(val)).name : "?";
 	try {
 		switch (val) {
 		case opt_fast:
@@ -154,6 +166,9 @@ int on_option(int val, const char *optarg, int /* remote */)
 			break;
 		case opt_policy:
 			given.policy = parse_policy(value);
+			break;
+		case opt_pool:
+			given.pool = parse_size(value);
 			break;
 		default:
 			slurm_error("cxltier: unknown option number %d", val);
@@ -395,13 +410,60 @@ job_plan plan_of(const cxltier_placement *p)
 	return plan;
 }
 
+constexpr std::uint64_t mib = 1 << 20;
+
+std::uint64_t mib_up(std::uint64_t bytes)
+{
+	return bytes / mib + (bytes % mib != 0);
+}
+
+// The shared pool attached here for a job asking @bytes of it (--cxl-pool): the
+// online one with the most free space.  Slurm's license counts what running jobs
+// asked for; what regions left behind by ended jobs take shows only here.
+pool_grant pick_pool(cxltier_ctx *ctx, std::uint64_t bytes, std::string &error)
+{
+	cxltier_pool *best = nullptr;
+	std::string others;
+	cxltier_pool *p;
+	for_each_cxltier_pool(ctx, p) {
+		if (!cxltier_pool_is_shared(p))
+			continue;
+		if (cxltier_pool_get_state(p) != CXLTIER_POOL_STATE_ONLINE) {
+			others += std::string(others.empty() ? "" : ", ") + cxltier_pool_get_name(p) +
+				  " is " + cxltier_pool_state_name(cxltier_pool_get_state(p));
+			continue;
+		}
+		if (!best || cxltier_pool_get_free(p) > cxltier_pool_get_free(best))
+			best = p;
+	}
+	if (!best) {
+		error = "--cxl-pool: no shared pool is online on this node" +
+			(others.empty() ? std::string(" (none is attached)") : " (" + others + ")");
+		return {};
+	}
+	std::string name = cxltier_pool_get_name(best);
+	if (cxltier_pool_get_free(best) < bytes) {
+		error = "--cxl-pool: shared pool " + name + " has " +
+			std::to_string(cxltier_pool_get_free(best) / mib) + " MiB free, the job asks " +
+			std::to_string(mib_up(bytes)) + " MiB; regions that other jobs left on it " +
+			"take the rest (cxltierctl pool stat " + name + ")";
+		return {};
+	}
+	if (!valid_pool_name(name)) {
+		error = "--cxl-pool: shared pool '" + name + "' has a name the plugin does not take";
+		return {};
+	}
+	return {name, bytes};
+}
+
 // Where the job goes on this node, or why it cannot.
 job_state place(const std::optional<std::string> &fast_text,
 		const std::optional<std::string> &slow_text,
-		const std::optional<std::string> &policy_text)
+		const std::optional<std::string> &policy_text,
+		const std::optional<std::string> &pool_text)
 {
 	job_state st;
-	std::uint64_t fast = 0, slow = 0;
+	std::uint64_t fast = 0, slow = 0, pool = 0;
 	cxltier_placement_policy policy = CXLTIER_PLACEMENT_PREFERRED;
 	// Checked when the job was submitted; again, as the values come from its
 	// environment here.
@@ -415,11 +477,14 @@ job_state place(const std::optional<std::string> &fast_text,
 		option_name = "cxl-policy";
 		if (policy_text)
 			policy = parse_policy(*policy_text);
+		option_name = "cxl-pool";
+		if (pool_text)
+			pool = parse_size(*pool_text);
 	} catch (const option_error &e) {
 		st.error = std::string("--") + option_name + ": " + e.what();
 		return st;
 	}
-	if (!fast && !slow) {
+	if (!fast && !slow && (policy_text || !pool)) {
 		st.error = "--cxl-policy needs --cxl-fast or --cxl-slow: there is no memory to place";
 		return st;
 	}
@@ -429,10 +494,19 @@ job_state place(const std::optional<std::string> &fast_text,
 	auto ctx = cxltier::make_ctx(rc);
 	if (!ctx) {
 		st.error = rc == -ENOENT ? "this node has no cxltier module (/dev/cxltier or its "
-					   "sysfs is missing): the job asked for --cxl-fast/--cxl-slow"
+					   "sysfs is missing): the job asked for --cxl-*"
 					 : library_reason(nullptr, rc);
 		return st;
 	}
+	if (pool) {
+		st.pool = pick_pool(ctx.get(), pool, st.error);
+		if (st.failed()) {
+			st.pool.reset();
+			return st;
+		}
+	}
+	if (!fast && !slow)
+		return st;
 	auto plan = cxltier::plan_placement(ctx.get(), fast, slow, policy, rc);
 	if (!plan) {
 		st.error = library_reason(ctx.get(), rc);
@@ -484,30 +558,32 @@ int job_prolog(spank_t sp, int ac, char **av)
 		return 0;
 	}
 	auto fast = job_option(sp, opt_fast), slow = job_option(sp, opt_slow),
-	     policy = job_option(sp, opt_policy);
+	     policy = job_option(sp, opt_policy), pool = job_option(sp, opt_pool);
 	const std::string name = state_file_name(*jobid);
 	std::optional<state_dir> dir;
 	std::string reason;
 	try {
-		dir.emplace(args.state_dir, fast || slow || policy);
+		dir.emplace(args.state_dir, fast || slow || policy || pool);
 	} catch (const std::exception &e) {
 		reason = std::string("cannot record the job's placement: ") + e.what();
 	}
-	if (!fast && !slow && !policy) {
+	if (!fast && !slow && !policy && !pool) {
 		if (dir)
 			dir->remove(name); // a requeued job's, or one of a job id used before
 		return 0;
 	}
 
 	if (reason.empty()) {
-		job_state st = place(fast, slow, policy);
+		job_state st = place(fast, slow, policy, pool);
 		try {
 			dir->write(name, format_state(st, "cxltier placement of Slurm job " +
 							      std::to_string(*jobid) + " on " +
 							      node_name() + ", by its prolog"));
 			if (!st.failed()) {
-				slurm_info("cxltier: job %u: %s", *jobid,
-					   placement_env(st.plan).c_str());
+				std::string what = st.placed() ? placement_env(st.plan) : "";
+				if (st.pool)
+					what += (what.empty() ? "pool=" : " pool=") + st.pool->pool;
+				slurm_info("cxltier: job %u: %s", *jobid, what.c_str());
 				return 0;
 			}
 			reason = st.error;
@@ -623,7 +699,7 @@ int task_init(spank_t sp, int ac, char **av)
 		// nothing: given to srun inside a job, or the prolog did not run here
 		// (it logs why it could not write the file, and sets the AdminComment).
 		char *arg = nullptr;
-		for (auto id : {opt_fast, opt_slow})
+		for (auto id : {opt_fast, opt_slow, opt_pool})
 			if (spank_option_getopt(sp, &option(id), &arg) == ESPANK_SUCCESS) {
 				std::fprintf(stderr,
 					     "cxltier: warning: job %u has no placement on this node (%s "
@@ -644,6 +720,10 @@ int task_init(spank_t sp, int ac, char **av)
 	}
 	if (st.failed())
 		return fail_task(st.error);
+	if (st.pool && spank_setenv(sp, "CXLTIER_POOL", st.pool->pool.c_str(), 1) != ESPANK_SUCCESS)
+		return fail_task("cannot set CXLTIER_POOL for the task");
+	if (!st.placed())
+		return 0;
 	if (std::string why = set_policy(st.plan); !why.empty())
 		return fail_task(why);
 	if (auto out = outside_cpuset(st.plan); !out.empty())

@@ -125,13 +125,26 @@ std::string format_state(const job_state &state, std::string_view comment)
 	if (state.failed())
 		return s + "error=" + one_line(state.error) + "\n";
 	const job_plan &p = state.plan;
-	s += std::string("policy=") + cxltier_placement_policy_name(p.policy) + "\n";
-	s += "fast=" + std::to_string(p.fast) + "\n";
-	s += "slow=" + std::to_string(p.slow) + "\n";
-	for (const auto &n : p.nodes)
-		s += "node=" + std::to_string(n.id) + " " + cxltier_memory_kind_name(n.kind) + " " +
-		     std::to_string(n.bytes) + " " + std::to_string(n.weight) + "\n";
+	if (state.placed()) {
+		s += std::string("policy=") + cxltier_placement_policy_name(p.policy) + "\n";
+		s += "fast=" + std::to_string(p.fast) + "\n";
+		s += "slow=" + std::to_string(p.slow) + "\n";
+		for (const auto &n : p.nodes)
+			s += "node=" + std::to_string(n.id) + " " + cxltier_memory_kind_name(n.kind) +
+			     " " + std::to_string(n.bytes) + " " + std::to_string(n.weight) + "\n";
+	}
+	if (state.pool)
+		s += "pool=" + state.pool->pool + " " + std::to_string(state.pool->bytes) + "\n";
 	return s;
+}
+
+bool valid_pool_name(std::string_view name)
+{
+	return !name.empty() && name.size() <= 63 &&
+	       std::all_of(name.begin(), name.end(), [](char c) {
+		       return is_digit(c) || (lower(c) >= 'a' && lower(c) <= 'z') || c == '_' ||
+			      c == '-' || c == '.';
+	       });
 }
 
 job_state parse_state(std::string_view text)
@@ -143,7 +156,7 @@ job_state parse_state(std::string_view text)
 		throw state_error("the last line is cut short");
 
 	job_state st;
-	bool version = false, policy = false, fast = false, slow = false, error = false;
+	bool version = false, policy = false, fast = false, slow = false, error = false, pool = false;
 	std::size_t lineno = 0;
 	for (std::size_t pos = 0; pos < text.size();) {
 		std::size_t end = text.find('\n', pos);
@@ -189,6 +202,16 @@ job_state parse_state(std::string_view text)
 			once(is_fast ? fast : slow);
 			if (!parse_u64(value, is_fast ? st.plan.fast : st.plan.slow))
 				throw bad(std::string(key) + " " + quoted(value) + " is not a number of bytes");
+		} else if (key == "pool") {
+			// "<region> <bytes>"
+			once(pool);
+			auto sp = value.find(' ');
+			pool_grant g;
+			if (sp == std::string_view::npos || !valid_pool_name(value.substr(0, sp)) ||
+			    !parse_u64(value.substr(sp + 1), g.bytes) || !g.bytes)
+				throw bad("not a pool (\"<region> <bytes>\"): " + quoted(value));
+			g.pool = value.substr(0, sp);
+			st.pool = std::move(g);
 		} else if (key == "node") {
 			// "<id> <kind> <bytes> <weight>", one blank between.
 			std::vector<std::string_view> f;
@@ -215,11 +238,17 @@ job_state parse_state(std::string_view text)
 
 	if (!version)
 		throw state_error("no version");
+	bool any_plan = policy || fast || slow || !st.plan.nodes.empty();
 	if (error) {
-		if (policy || fast || slow || !st.plan.nodes.empty())
-			throw state_error("both an error and a plan");
+		if (any_plan || pool)
+			throw state_error(std::string("both an error and a ") + (pool ? "pool" : "plan"));
 		st.plan = {};
 		return st;
+	}
+	if (!any_plan) {
+		if (!pool)
+			throw state_error("neither a plan nor a pool");
+		return st; // only --cxl-pool: no memory to place
 	}
 	if (!policy || !fast || !slow)
 		throw state_error(std::string("no ") + (!policy ? "policy" : !fast ? "fast" : "slow"));

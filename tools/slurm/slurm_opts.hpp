@@ -7,18 +7,21 @@
 // State file (/run/cxltier/slurm/job.<jobid>), "key=value" lines; '#' starts a
 // comment line, blank lines are ignored:
 //   version=1                   first, always
-//   then either the plan:
+//   then the plan, when the job asked for --cxl-fast or --cxl-slow:
 //     policy=<preferred|interleave|weighted>
 //     fast=<bytes>
 //     slow=<bytes>
 //     node=<id> <dram|cxl> <bytes> <weight>   one per node of the plan, ids rising
-//   or why there is none:
+//   and the shared pool, when it asked for --cxl-pool (one of the two at least):
+//     pool=<region> <bytes>                   the pool's CXL region here, the space asked
+//   or, instead of both, why there is none:
 //     error=<reason, one line>
 // A plan is written only as the prolog got it from cxltier_placement_plan(), so a
 // file that breaks these rules is corrupt (refused), never guessed at.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -65,13 +68,28 @@ struct job_plan {
 	bool operator==(const job_plan &) const = default;
 };
 
-// What the prolog decided for the job on this node: a plan, or why there is none.
+// Space a job asked for on the cluster's shared pool (--cxl-pool), and the pool
+// that has it on this node.
+struct pool_grant {
+	std::string pool;	 // the pool's CXL region on this node, "region2"
+	std::uint64_t bytes = 0; // asked for
+	bool operator==(const pool_grant &) const = default;
+};
+
+// What the prolog decided for the job on this node: a plan and/or a pool, or why
+// there is none.
 struct job_state {
 	std::string error; // not empty: no plan, and this is why
-	job_plan plan;
+	job_plan plan;	   // no nodes: the job asked for no memory to place
+	std::optional<pool_grant> pool;
 	bool failed() const { return !error.empty(); }
+	bool placed() const { return !plan.nodes.empty(); }
 	bool operator==(const job_state &) const = default;
 };
+
+// A pool's name as the module gives it (a CXL region: letters, digits, '_', '-',
+// '.'; 1 to 63 of them).
+bool valid_pool_name(std::string_view name);
 
 // Node ids the state file takes: those of the C ABI's nodes (cxltier.h).
 inline constexpr int max_node_id = 1023;
