@@ -242,6 +242,86 @@ TEST_F_TIMEOUT(ps, poison_granules, 120)
 	EXPECT_LE(1, fenced);
 }
 
+/*
+ * Media event records (QMP cxl-inject-general-media-event and -dram-event, which the
+ * guest's CXL core reads from the device's failure log and traces as cxl_general_media
+ * and cxl_dram): on the interleaved tier, a record flagged uncorrectable fences the
+ * region page at its device address, as the CXL core translates it; a correctable
+ * one fences nothing.  The three records name three granules of one blade, ways
+ * granules apart on the host; the correctable one comes first in the same log, so
+ * once the last page is fenced it has been read.
+ */
+TEST_F_TIMEOUT(ps, media_events, 120)
+{
+	const unsigned long n = 64;
+	const char *kinds[] = { "general-media", "general-media", "dram" };
+	const int uncorrectable[] = { 0, 1, 1 };
+	uint64_t hpa[64], dpa_base, first = 0, off, dpa, step, target[3];
+	char blade[64], qpath[128];
+	struct cxltier_event ev;
+	unsigned long i, k;
+	int32_t nodes[64];
+	uint64_t seq;
+	int t;
+
+	if (cxlt_sh(NULL, 0, "cxlt-qmp query-status"))
+		SKIP(return, "no QMP channel to the host (the group runs under qemu/run)");
+	ASSERT_TRUE(find_itier(&self->t)) TH_LOG("no interleaved tier in service");
+	ASSERT_EQ(0, itier_target(&self->t, 1, blade, sizeof(blade), &dpa_base));
+	ASSERT_EQ(0, cxlt_sh(qpath, sizeof(qpath), "cxlt-qmp --path-of %s", blade));
+	ASSERT_EQ(0, ps_region(self, self->t.node, n));
+	for (i = 0; i < n; i++) {
+		hpa[i] = cxlt_hpa_of(self->p + i * PAGE);
+		ASSERT_NE(0, hpa[i]) TH_LOG("page %lu", i);
+		off = hpa[i] - self->t.start;
+		if (!first && (off / self->t.gran) % self->t.ways == 1)
+			first = hpa[i];
+	}
+	ASSERT_NE(0, first) TH_LOG("no page of the region on position 1 (%s)", blade);
+	/* Three granules of the blade in a row: pages of the region or not. */
+	step = self->t.ways * self->t.gran;
+	off = first - self->t.start;
+	dpa = dpa_base + off / self->t.gran / self->t.ways * self->t.gran;
+	seq = events_next(self->dev);
+	for (k = 0; k < 3; k++) {
+		target[k] = first + k * step;
+		ASSERT_EQ(0, cxlt_sh(NULL, 0,
+				"cxlt-qmp cxl-inject-%s-event '{\"path\": \"%s\", \"log\": \"failure\", "
+				"\"flags\": 1, \"dpa\": %llu, \"descriptor\": %d, \"type\": 0, "
+				"\"transaction-type\": 0}'",
+				kinds[k], qpath,
+				(unsigned long long)(dpa + k * self->t.gran + 128),
+				uncorrectable[k]))
+			TH_LOG("%s event %lu", kinds[k], k);
+	}
+	for (t = 0; t < 200 * cxlt_timeout_scale() && frame_poisoned(target[2]) != 1; t++)
+		usleep(50000);
+	EXPECT_EQ(0, frame_poisoned(target[0])) TH_LOG("the correctable record poisoned its frame");
+	EXPECT_EQ(1, frame_poisoned(target[1])) TH_LOG("general media record");
+	EXPECT_EQ(1, frame_poisoned(target[2])) TH_LOG("DRAM record");
+	/* Nothing between them: those frames are the other blades'. */
+	for (off = target[1] + PAGE; off < target[2]; off += PAGE)
+		EXPECT_EQ(0, frame_poisoned(off)) TH_LOG("frame %#llx", (unsigned long long)off);
+	ASSERT_EQ((int)n, rg_pages(self->fd, NULL, 0, n, nodes));
+	for (i = 0; i < n; i++) {
+		bool hit = hpa[i] == target[1] || hpa[i] == target[2];
+
+		if (hit) {
+			EXPECT_EQ(CXLTIER_PAGE_FENCED, nodes[i]) TH_LOG("page %lu", i);
+			EXPECT_TRUE(read_faults(self->p + i * PAGE)) TH_LOG("page %lu", i);
+			continue;
+		}
+		EXPECT_NE(CXLTIER_PAGE_FENCED, nodes[i]) TH_LOG("page %lu", i);
+		ASSERT_FALSE(read_faults(self->p + i * PAGE)) TH_LOG("page %lu", i);
+		ASSERT_EQ(pattern(i, 9), ((uint64_t *)(self->p + i * PAGE))[9]);
+	}
+	ASSERT_EQ(0, event_find(self->dev, seq, CXLTIER_EVENT_POISON, blade, &ev));
+	EXPECT_EQ(CXLTIER_CAUSE_MEDIA, ev.cause);
+	/* The host address of the record's byte: in its first granule's page. */
+	EXPECT_EQ(target[1], ev.offset & ~(uint64_t)(PAGE - 1))
+		TH_LOG("the first record logged is the first uncorrectable one");
+}
+
 /* --- MADV_HWPOISON against the daemon ------------------------------------------------ */
 
 static int poison_child(void *addr)
