@@ -6,7 +6,9 @@
  * 7.3 (make check KERNEL=newest).  Each shim below says what changed and how it is
  * told apart: by the kernel's own types, or by kmod/Kbuild's probes of its headers
  * (CXLT_HAVE_*), so that no version number has to be right for the kernels in between
- * (which are not built).  Everything else in the module is written the same for both.
+ * (which are not built); one prototype no header shows is told by the kernel's version
+ * in kmod/Kbuild (the last shim).
+ * Everything else in the module is written the same for both.
  */
 #ifndef CXLT_COMPAT_H
 #define CXLT_COMPAT_H
@@ -31,5 +33,21 @@
  * top-level const it may carry does not change the function's type).
  */
 #define cxlt_bin_attr_t typeof(((struct attribute_group *)NULL)->bin_attrs[0])
+
+/*
+ * The CXL core's cxl_general_media and cxl_dram tracepoints, whose probes fence on
+ * media event records (failure.c), gained an argument after hpa in 6.15, hpa_alias0
+ * ("cxl: Add extended linear cache address alias emission for cxl events"): a probe
+ * of the other prototype takes that number for the record's address and crashes (it
+ * did, on 7.3: pagestate.media_events).  They are declared in
+ * drivers/cxl/core/trace.h, which no headers package ships, so kmod/Kbuild tells by
+ * the kernel's version (CXLT_HAVE_MEDIA_HPA_ALIAS).  CXLT_MEDIA_ALIAS_PARAM is the
+ * parameter, with its comma.
+ */
+#ifdef CXLT_HAVE_MEDIA_HPA_ALIAS
+#define CXLT_MEDIA_ALIAS_PARAM	u64 hpa_alias0,
+#else
+#define CXLT_MEDIA_ALIAS_PARAM
+#endif
 
 #endif /* CXLT_COMPAT_H */

@@ -47,6 +47,7 @@
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
 
+#include "compat.h"
 #include "cxltier.h"
 #include "devattr.h"
 #include "events.h"
@@ -165,7 +166,7 @@ static void cxlt_probe_poison(void *data, const void *cxlmd, const void *cxlr,
 }
 
 static void cxlt_probe_media(void *data, const void *cxlmd, int log, const void *cxlr,
-			     u64 hpa, const struct cxlt_media_hdr *rec)
+			     u64 hpa, CXLT_MEDIA_ALIAS_PARAM const struct cxlt_media_hdr *rec)
 {
 	struct cxlt_fail f = {
 		.dpa = le64_to_cpu(rec->phys_addr) & CXLT_POISON_ADDR_MASK,
