@@ -42,7 +42,7 @@ for f in usr/bin/cxltierctl usr/sbin/cxltier-procd usr/include/cxltier.h \
 	usr/share/bash-completion/completions/cxltierctl \
 	usr/share/man/man8/cxltierctl.8 usr/share/man/man8/cxltier-procd.8 \
 	usr/share/man/man3/libcxltier.3 usr/share/man/man4/cxltier.4 \
-	usr/share/man/man1/cxltier-ckpt-job.1; do
+	usr/share/man/man1/cxltier-ckpt-job.1 usr/lib/cxltier/libcxltier-preload.so; do
 	[ -e "$dest/$f" ] && ok "/$f" || nok "/$f is not installed"
 done
 unit=$dest/usr/lib/systemd/system/cxltier-procd.service

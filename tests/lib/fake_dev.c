@@ -25,6 +25,10 @@
  *             STAT's CXLTIER_REGION_PERSISTENT), lost=1 (CXLTIER_REGION_LOST),
  *             shared=1 (CXLTIER_REGION_SHARED),
  *             pool=NAME and pool_offset=N (STAT's pool and pool_offset).
+ *             PAGES on a region's fd reports the pages= entries; with
+ *             CXLTIER_FAKE_PAGES_FROM_DATA=1 the others are there (node 0)
+ *             where the region's file has data, as a touched page of the module.
+ *             OPEN's file of a region has the region's length (sparse).
  *             CREATE appends a region (the next free id, access "rw"); a
  *             persistent one gets persistent=1, its pool and an offset.  Its
  *             pool must be a directory pools/<pool>/ of the CXLTIER_SYSFS tree
@@ -68,6 +72,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -641,8 +646,18 @@ static int open_region_file(const char *dir, const struct fake_region *r, const 
 	char data[PATH_MAX];
 	int fd;
 
-	if (!r->persistent)
-		return open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	struct stat st;
+
+	if (!r->persistent) {
+		/* Its length, as the module's mapping has (a sparse file). */
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd >= 0 && !fstat(fd, &st) && (unsigned long long)st.st_size < r->length &&
+		    ftruncate(fd, (off_t)r->length)) {
+			close(fd);
+			return -1;
+		}
+		return fd;
+	}
 	snprintf(data, sizeof(data), "%s/region.%u.data", dir, r->id);
 	fd = open(data, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
@@ -740,7 +755,15 @@ static int dev_ioctl(const char *dir, unsigned long req, void *arg)
 	return fail(ENOTTY);
 }
 
-static int region_ioctl(const char *dir, unsigned int id, int writable, unsigned long req,
+/* The file behind @fd has data (not a hole) in the page at @off. */
+static int page_has_data(int fd, unsigned long long off)
+{
+	off_t d = lseek(fd, (off_t)off, SEEK_DATA);
+
+	return d >= 0 && (unsigned long long)d < off + FAKE_PAGE;
+}
+
+static int region_ioctl(int fd, const char *dir, unsigned int id, int writable, unsigned long req,
 			void *arg)
 {
 	struct fake_region r;
@@ -829,6 +852,16 @@ static int region_ioctl(const char *dir, unsigned int id, int writable, unsigned
 			p->count = (__u32)(total - first);
 		for (i = 0; i < p->count; i++)
 			nodes[i] = first + i < r.nr_pages ? r.pages[first + i] : CXLTIER_PAGE_NONE;
+		/*
+		 * CXLTIER_FAKE_PAGES_FROM_DATA=1: a page without a pages= entry is there
+		 * (node 0) when the region's file has data at it, as a module page exists
+		 * once touched.
+		 */
+		if (getenv("CXLTIER_FAKE_PAGES_FROM_DATA"))
+			for (i = 0; i < p->count; i++)
+				if (first + i >= r.nr_pages)
+					nodes[i] = page_has_data(fd, (first + i) * FAKE_PAGE) ? 0 :
+						   CXLTIER_PAGE_NONE;
 		return 0;
 	}
 	return fail(ENOTTY);
@@ -854,7 +887,7 @@ int ioctl(int fd, unsigned long req, ...)
 		char mode;
 
 		if (sscanf(path + strlen(prefix), "%u.%c", &id, &mode) == 2)
-			return region_ioctl(dir, id, mode == 'w', req, arg);
+			return region_ioctl(fd, dir, id, mode == 'w', req, arg);
 	}
 	return real_ioctl(fd, req, arg);
 }

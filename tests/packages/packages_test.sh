@@ -106,9 +106,15 @@ for f in /usr/bin/cxltierctl /usr/bin/cxltier-ckpt-job /usr/sbin/cxltier-procd \
 	/lib/udev/rules.d/60-cxltier.rules /lib/systemd/system/cxltier-procd.service \
 	/usr/share/bash-completion/completions/cxltierctl /usr/share/man/man8/cxltierctl.8.gz \
 	/usr/share/man/man8/cxltier-procd.8.gz /usr/share/man/man3/libcxltier.3.gz \
-	/usr/share/man/man4/cxltier.4.gz /usr/share/man/man1/cxltier-ckpt-job.1.gz; do
+	/usr/share/man/man4/cxltier.4.gz /usr/share/man/man1/cxltier-ckpt-job.1.gz \
+	/usr/lib/x86_64-linux-gnu/cxltier/libcxltier-preload.so; do
 	[ -e "$R$f" ] && ok "$f" || nok "$f is not installed"
 done
+# cxltierctl run --regions finds the installed preload (the job's LD_PRELOAD names it).
+out=$(cxlt_chroot_run "$R" cxltierctl run --regions -- sh -c 'echo "LD_PRELOAD=$LD_PRELOAD"' 2>&1)
+[ "$out" = "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/cxltier/libcxltier-preload.so" ] &&
+	ok "cxltierctl run --regions puts the installed libcxltier-preload.so in LD_PRELOAD" ||
+	nok "cxltierctl run --regions" "$out"
 out=$(cxlt_chroot_run "$R" cxltierctl --help 2>&1) && grep -q 'tier' <<<"$out" &&
 	ok "cxltierctl runs in the chroot (--help)" || nok "cxltierctl --help in the chroot" "$out"
 

@@ -325,7 +325,10 @@ TEST_F(RunCommandTest, RefusesIncompleteCommands)
 		{{"run", "--fast", "1G"},
 		 "cxltierctl: run: no command given (cxltierctl run [options] -- CMD [ARG...])\n"},
 		{{"run", "--", "true"},
-		 "cxltierctl: run: nothing to place: give --fast SIZE, --slow SIZE or both\n"},
+		 "cxltierctl: run: nothing to place: give --fast SIZE, --slow SIZE or both (or "
+		 "--regions)\n"},
+		{{"run", "--region-min", "1M", "--", "true"},
+		 "cxltierctl: run: --region-min and --region-size go with --regions\n"},
 	};
 	for (const auto &c : cases) {
 		run_result r = run(c.args);
@@ -336,6 +339,58 @@ TEST_F(RunCommandTest, RefusesIncompleteCommands)
 	// A bad policy or size is a usage error.
 	EXPECT_EQ(run({"run", "--policy", "bind", "--fast", "1G", "--", "true"}).status, 2);
 	EXPECT_EQ(run({"run", "--fast", "lots", "--", "true"}).status, 2);
+}
+
+// --- --regions ----------------------------------------------------------------------
+
+// The job runs with the preload first in LD_PRELOAD and its settings; alone, cxltierctl
+// becomes the job (no plan, no report).
+TEST_F(RunCommandTest, RegionsPutThePreloadInTheJobsEnvironment)
+{
+	env_overrides e = env();
+	e.push_back({"CXLTIER_PRELOAD_LIB", CXLTIER_PRELOAD_PATH});
+	e.push_back({"CXLTIER_PRELOAD_MIN", std::nullopt});
+	e.push_back({"CXLTIER_PRELOAD_SIZE", std::nullopt});
+	const std::string show =
+		"echo \"$LD_PRELOAD|${CXLTIER_PRELOAD_MIN:-}|${CXLTIER_PRELOAD_SIZE:-}\"";
+	run_result r = run_cxltierctl({"run", "--regions", "--", "sh", "-c", show}, e);
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(r.out, std::string(CXLTIER_PRELOAD_PATH) + " " + CXLTIER_FAKE_MEMPOLICY_PATH + "||\n");
+	EXPECT_EQ(r.err, "");
+
+	r = run_cxltierctl({"run", "--regions", "--region-min", "64K", "--region-size", "2G", "--",
+			    "sh", "-c", show},
+			   e);
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_THAT(r.out, HasSubstr("|65536|2147483648\n"));
+
+	// With a plan: the report too, and the job's environment the same.
+	r = run_cxltierctl({"run", "--regions", "--fast", "64M", "--", "sh", "-c", show}, e);
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_THAT(r.out, HasSubstr(std::string(CXLTIER_PRELOAD_PATH) + " "));
+	EXPECT_THAT(r.err, HasSubstr("Job: exited with status 0"));
+
+	// The job's status is cxltierctl's; a job not found is 127, as env(1) says.
+	EXPECT_EQ(run_cxltierctl({"run", "--regions", "--", "sh", "-c", "exit 3"}, e).status, 3);
+	r = run_cxltierctl({"run", "--regions", "--", "/nonexistent/job"}, e);
+	EXPECT_EQ(r.status, 127);
+	EXPECT_EQ(r.err, "cxltierctl: cannot run /nonexistent/job: No such file or directory\n");
+}
+
+TEST_F(RunCommandTest, RegionsWithoutThePreload)
+{
+	env_overrides e = env();
+	e.push_back({"CXLTIER_PRELOAD_LIB", "/nonexistent/libcxltier-preload.so"});
+	run_result r = run_cxltierctl({"run", "--regions", "--", "true"}, e);
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.err, "cxltierctl: run: --regions: CXLTIER_PRELOAD_LIB=/nonexistent/"
+			 "libcxltier-preload.so: No such file or directory\n");
+	// The build tree's cxltierctl has none installed beside it.
+	e.back().second = std::nullopt;
+	r = run_cxltierctl({"run", "--regions", "--", "true"}, e);
+	EXPECT_EQ(r.status, 1);
+	EXPECT_THAT(r.err, HasSubstr("cxltierctl: run: --regions: the preload allocator is not "
+				     "installed ("));
 }
 
 // --- process mode (--manage) -------------------------------------------------------

@@ -3,7 +3,9 @@
 // libcxltier's, cxltier_placement_plan(), so that a scheduler makes the same
 // decision), run the job under that memory policy, watch where its memory lives
 // while it runs, and report that when it ends.  With --manage the job is also in
-// process mode for as long as it runs: cxltier-procd migrates its pages.
+// process mode for as long as it runs: cxltier-procd migrates its pages.  With
+// --regions the job's large allocations live in a global region of its own
+// (libcxltier-preload.so), whose pages the migration daemon places.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -59,6 +61,9 @@ struct run_options {
 	bool json_out = false;
 	bool dry_run = false;
 	bool manage = false;
+	bool regions = false;
+	std::uint64_t region_min = 0;  // 0: the preload's default
+	std::uint64_t region_size = 0; // 0: the preload's default
 	std::string output; // "": stderr (stdout for JSON and --dry-run)
 	std::vector<std::string> command;
 };
@@ -644,12 +649,70 @@ void print_report(std::FILE *out, cxltier_ctx *ctx, const cxltier_placement *pla
 		print_managed(out, *r.managed);
 }
 
+// The preload allocator: $CXLTIER_PRELOAD_LIB, else where it is installed beside
+// this program, else its configured place.
+std::string preload_library()
+{
+	if (const char *env = std::getenv("CXLTIER_PRELOAD_LIB"); env && *env) {
+		if (::access(env, R_OK))
+			throw fatal(fmt::format("run: --regions: CXLTIER_PRELOAD_LIB={}: {}", env,
+						std::strerror(errno)));
+		return env;
+	}
+	std::string candidates[2] = {"", CXLTIER_PRELOAD_ABS};
+	char exe[4096];
+	ssize_t n = ::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		std::string dir(exe, static_cast<std::size_t>(n));
+		candidates[0] = dir.substr(0, dir.rfind('/') + 1) + CXLTIER_PRELOAD_REL;
+	}
+	for (const auto &c : candidates)
+		if (!c.empty() && !::access(c.c_str(), R_OK))
+			return c;
+	throw fatal(fmt::format("run: --regions: the preload allocator is not installed ({} or {}; "
+				"set CXLTIER_PRELOAD_LIB)",
+				candidates[0], candidates[1]));
+}
+
+// The job's environment for --regions: the preload first in LD_PRELOAD (before any
+// the caller has), and its settings.
+void set_region_env(const run_options &o)
+{
+	std::string lib = preload_library();
+	std::string preload = lib;
+	if (const char *old = std::getenv("LD_PRELOAD"); old && *old)
+		preload += std::string(" ") + old;
+	::setenv("LD_PRELOAD", preload.c_str(), 1);
+	if (o.region_min)
+		::setenv("CXLTIER_PRELOAD_MIN", std::to_string(o.region_min).c_str(), 1);
+	if (o.region_size)
+		::setenv("CXLTIER_PRELOAD_SIZE", std::to_string(o.region_size).c_str(), 1);
+}
+
 void run_command(run_options o)
 {
 	if (o.command.empty() && !o.dry_run)
 		throw fatal("run: no command given (cxltierctl run [options] -- CMD [ARG...])");
+	if ((o.region_min || o.region_size) && !o.regions)
+		throw fatal("run: --region-min and --region-size go with --regions");
+	if (o.regions) {
+		set_region_env(o);
+		// Nothing else to place: the job is the region's, run it in this process.
+		if (!o.fast && !o.slow && !o.dry_run && !o.manage) {
+			std::vector<char *> argv;
+			for (auto &a : o.command)
+				argv.push_back(a.data());
+			argv.push_back(nullptr);
+			std::fflush(stdout);
+			::execvp(argv[0], argv.data());
+			int e = errno;
+			fmt::print(stderr, "cxltierctl: cannot run {}: {}\n", o.command[0], std::strerror(e));
+			throw exit_with(e == ENOENT ? exit_not_found : exit_cannot_invoke);
+		}
+	}
 	if (!o.fast && !o.slow)
-		throw fatal("run: nothing to place: give --fast SIZE, --slow SIZE or both");
+		throw fatal("run: nothing to place: give --fast SIZE, --slow SIZE or both"
+			    " (or --regions)");
 	if (o.manage)
 		require_procd();
 
@@ -709,6 +772,18 @@ void add_run_command(CLI::App &app, action &run)
 	cmd->add_flag("--manage", o->manage,
 		      "Put the job in process mode while it runs: cxltier-procd migrates its pages "
 		      "between DRAM and CXL");
+	cmd->add_flag("--regions", o->regions,
+		      "Put the job's large allocations (malloc and its kin, 1 MiB or more) in a "
+		      "global region of its own, whose pages the migration daemon places: "
+		      "libcxltier-preload.so in LD_PRELOAD (with --fast/--slow, the rest of its "
+		      "memory follows the plan)");
+	cmd->add_option("--region-min", o->region_min,
+			"With --regions: allocations of at least SIZE go to the region (default 1M)")
+		->transform(CLI::AsSizeValue(false));
+	cmd->add_option("--region-size", o->region_size,
+			"With --regions: the region's size, the most it holds (default: the "
+			"machine's memory)")
+		->transform(CLI::AsSizeValue(false));
 	cmd->add_option("CMD", o->command, "The job and its arguments, after --");
 	cmd->callback([&run, o] { run = [o] { run_command(*o); }; });
 }
