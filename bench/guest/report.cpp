@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 // cxlt-bench-report: turns what the guest benchmark wrote (bench/guest/run-configs:
-// one JSON per configuration, its setup, the guest's description) into one results
-// file (records and goals, as cxlt-sim writes them), a table on stdout and the
-// per-interval series that bench/run-guest plots.
+// one JSON per configuration, its setup, the guest's description; one folder seed-N
+// per seed) into one results file (records and goals, as cxlt-sim writes them), a
+// table on stdout and the per-interval series that bench/run-guest plots.  Over
+// several seeds a configuration's record is its median run (by ops/s), whose
+// numbers below are replaced by their medians over the seeds, with NAME_min and
+// NAME_max beside them and each seed's in per_seed.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -136,11 +140,22 @@ std::string mib(double bytes)
 	return fmt::format("{:.1f}", bytes / (1 << 20));
 }
 
+// "min-max" of a summarized number over the seeds, "-" for one seed.
+std::string range(const json &r, const char *key, const char *spec)
+{
+	std::string lo = std::string(key) + "_min", hi = std::string(key) + "_max";
+	if (!r.contains(lo) || r[lo].is_null() || r["seeds"].size() < 2)
+		return "-";
+	return fmt::format(fmt::runtime(std::string("{:") + spec + "}-{:" + spec + "}"),
+			   r[lo].get<double>(), r[hi].get<double>());
+}
+
 void print_table(const std::vector<row> &rows)
 {
-	fmt::print("{:<14} {:>10} {:>8} {:>6} {:>7} {:>6} {:>9} {:>8} {:>6} {:>8} {:>8} {:>10}\n",
-		   "config", "ops/s", "rel_dram", "ftaf", "ftaf_wu", "DRAM", "migr_MiB",
-		   "pingpong", "cpu%", "promoted", "demoted", "ops/s_wu");
+	fmt::print("{:<14} {:>10} {:>17} {:>8} {:>6} {:>11} {:>7} {:>6} {:>9} {:>8} {:>6} {:>8} {:>8} {:>10}\n",
+		   "config", "ops/s", "ops/s min-max", "rel_dram", "ftaf", "ftaf min-max",
+		   "ftaf_wu", "DRAM", "migr_MiB", "pingpong", "cpu%", "promoted", "demoted",
+		   "ops/s_wu");
 	for (const auto &[c, r] : rows) {
 		if (r.contains("skipped")) {
 			fmt::print("{:<14} skipped: {}\n", c, r["skipped"].get<std::string>());
@@ -152,11 +167,12 @@ void print_table(const std::vector<row> &rows)
 			promoted = num(r["region_stat"], "promoted");
 			demoted = num(r["region_stat"], "demoted");
 		}
-		fmt::print("{:<14} {:>10.0f} {:>8} {:>6.3f} {:>7.3f} {:>6.1f} {:>9} {:>8} {:>6.1f} {:>8} {:>8} {:>10.0f}\n",
-			   c, r["ops_per_s"].get<double>(),
+		fmt::print("{:<14} {:>10.0f} {:>17} {:>8} {:>6.3f} {:>11} {:>7.3f} {:>6.1f} {:>9} {:>8} {:>6.1f} {:>8} {:>8} {:>10.0f}\n",
+			   c, r["ops_per_s"].get<double>(), range(r, "ops_per_s", ".0f"),
 			   r["rel_dram"].is_null() ? std::string("-")
 						   : fmt::format("{:.3f}", r["rel_dram"].get<double>()),
-			   r["ftaf"].get<double>(), r["warmup"]["ftaf"].get<double>(),
+			   r["ftaf"].get<double>(), range(r, "ftaf", ".3f"),
+			   r["warmup"]["ftaf"].get<double>(),
 			   r["fast_mb"].get<double>(), mib(r["migrated_bytes"].get<double>()),
 			   r["pingpong"].get<uint64_t>(), r["cpu_pct"].get<double>(), promoted, demoted,
 			   r["warmup"]["ops_per_s"].get<double>());
@@ -201,8 +217,19 @@ std::vector<goal> check_goals(const std::vector<row> &rows, const json &guest, d
 		}
 		double o1 = (*o)["ops_per_s"], b1 = (*b)["ops_per_s"];
 		double o2 = (*o)["ftaf"], b2 = (*b)["ftaf"];
-		g.push_back({ text, fmt::format("ops/s {:.0f} vs {:.0f} ({:+.1f}%), ftaf {:.3f} vs {:.3f}",
-						o1, b1, 100 * (o1 / b1 - 1), o2, b2),
+		// Seed by seed too: a median can win where most runs lose.
+		int seeds = 0, won = 0;
+		for (const auto &os : (*o)["per_seed"])
+			for (const auto &bs : (*b)["per_seed"])
+				if (os["seed"] == bs["seed"] && !os.contains("skipped") &&
+				    !bs.contains("skipped")) {
+					seeds++;
+					won += os["ops_per_s"].get<double>() > bs["ops_per_s"].get<double>() &&
+					       os["ftaf"].get<double>() > bs["ftaf"].get<double>();
+				}
+		g.push_back({ text, fmt::format("median ops/s {:.0f} vs {:.0f} ({:+.1f}%), ftaf {:.3f} vs "
+						"{:.3f}; ahead on both in {} of {} seeds",
+						o1, b1, 100 * (o1 / b1 - 1), o2, b2, won, seeds),
 			      o1 > b1 && o2 > b2 });
 	};
 	for (const char *base :
@@ -294,6 +321,112 @@ void write_series(const fs::path &dir, const std::vector<row> &rows)
 	}
 }
 
+// One seed's rows, from the folder run-configs wrote; @guest gets the guest's
+// description (and the workload's) when it has none yet.
+std::vector<row> seed_rows(const fs::path &dir, const std::vector<std::string> &configs, json &guest)
+{
+	json g = load(dir / "guest.json");
+	if (g.is_null())
+		throw std::runtime_error(dir.string() + "/guest.json is missing: the guest did not get to run the configurations");
+	std::vector<row> rows;
+	for (const auto &c : configs) {
+		json run = load(dir / (c + ".json"));
+		// What every run shares (all but backend and membind), from the first.
+		if (!g.contains("workload") && run.is_object() && run.contains("workload"))
+			g["workload"] = run["workload"];
+		rows.push_back({ c, make_record(c, run, load(dir / (c + ".setup.json")), g) });
+	}
+	const json *dram = find(rows, "dram");
+	for (auto &[c, r] : rows)
+		if (dram && !r.contains("skipped"))
+			r["rel_dram"] = r["ops_per_s"].get<double>() / (*dram)["ops_per_s"].get<double>();
+	if (guest.is_null())
+		guest = g;
+	return rows;
+}
+
+// The numbers a record summarizes over the seeds.
+constexpr const char *summarized[] = { "ops_per_s", "ftaf", "rel_dram", "migrated_bytes",
+				       "pingpong", "cpu_pct", "dram_mb_used" };
+
+double median(std::vector<double> v)
+{
+	std::sort(v.begin(), v.end());
+	std::size_t n = v.size();
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// One configuration's record over the seeds: its median run (by ops/s), the numbers
+// of summarized[] as medians with their minimum and maximum, and each seed's.
+json over_seeds(const std::vector<std::pair<int, json>> &runs)
+{
+	std::vector<const std::pair<int, json> *> ok;
+	json per_seed = json::array(), skipped = json::array();
+	for (const auto &r : runs) {
+		json s = { { "seed", r.first } };
+		if (r.second.contains("skipped")) {
+			s["skipped"] = r.second["skipped"];
+			skipped.push_back(s);
+		} else {
+			for (const char *k : summarized)
+				s[k] = r.second[k];
+			ok.push_back(&r);
+		}
+		per_seed.push_back(s);
+	}
+	json rec;
+	if (ok.empty()) {
+		rec = runs.front().second; // skipped in every seed: the first one's reason
+	} else {
+		std::sort(ok.begin(), ok.end(), [](const auto *a, const auto *b) {
+			return a->second["ops_per_s"].template get<double>() <
+			       b->second["ops_per_s"].template get<double>();
+		});
+		rec = ok[(ok.size() - 1) / 2]->second;
+		rec["seed"] = ok[(ok.size() - 1) / 2]->first;
+		for (const char *k : summarized) {
+			std::vector<double> v;
+			for (const auto *r : ok)
+				if (r->second[k].is_number())
+					v.push_back(r->second[k].template get<double>());
+			if (v.empty())
+				continue;
+			rec[k] = median(v);
+			rec[std::string(k) + "_min"] = *std::min_element(v.begin(), v.end());
+			rec[std::string(k) + "_max"] = *std::max_element(v.begin(), v.end());
+		}
+	}
+	json seeds = json::array();
+	for (const auto *r : ok)
+		seeds.push_back(r->first);
+	std::sort(seeds.begin(), seeds.end());
+	rec["seeds"] = seeds;
+	rec["per_seed"] = per_seed;
+	if (!skipped.empty() && !ok.empty())
+		rec["skipped_seeds"] = skipped;
+	return rec;
+}
+
+// The seeds' folders (seed-N), in seed order; the folder itself when it has none
+// (one run, as run-configs writes it).
+std::vector<std::pair<int, fs::path>> seed_dirs(const fs::path &dir)
+{
+	std::vector<std::pair<int, fs::path>> out;
+	if (fs::is_directory(dir))
+		for (const auto &e : fs::directory_iterator(dir)) {
+			std::string n = e.path().filename().string();
+			if (e.is_directory() && n.starts_with("seed-") && n.size() > 5 &&
+			    n.find_first_not_of("0123456789", 5) == std::string::npos)
+				out.push_back({ std::stoi(n.substr(5)), e.path() });
+		}
+	std::sort(out.begin(), out.end());
+	if (out.empty()) {
+		json g = load(dir / "guest.json");
+		out.push_back({ g.is_object() && g.contains("seed") ? g["seed"].get<int>() : 0, dir });
+	}
+	return out;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -318,37 +451,35 @@ int main(int argc, char **argv)
 	CLI11_PARSE(app, argc, argv);
 
 	try {
-		fs::path dir(results);
-		json guest = load(dir / "guest.json");
-		if (guest.is_null())
-			throw std::runtime_error(results + "/guest.json is missing: the guest did not get to run the configurations");
+		json guest;
+		auto dirs = seed_dirs(results);
+		std::vector<std::vector<row>> by_seed;
+		for (const auto &[seed, d] : dirs)
+			by_seed.push_back(seed_rows(d, configs, guest));
 		std::vector<row> rows;
-		for (const auto &c : configs) {
-			json run = load(dir / (c + ".json"));
-			// What every run shares (all but backend and membind), from the first.
-			if (!guest.contains("workload") && run.is_object() && run.contains("workload"))
-				guest["workload"] = run["workload"];
-			rows.push_back({ c, make_record(c, run, load(dir / (c + ".setup.json")), guest) });
+		for (std::size_t i = 0; i < configs.size(); i++) {
+			std::vector<std::pair<int, json>> runs;
+			for (std::size_t k = 0; k < dirs.size(); k++)
+				runs.push_back({ dirs[k].first, by_seed[k][i].rec });
+			rows.push_back({ configs[i], over_seeds(runs) });
 		}
+		guest.erase("seed");
+		guest["seeds"] = json::array();
+		for (const auto &[seed, d] : dirs)
+			guest["seeds"].push_back(seed);
 		double pp_window = guest.contains("workload")
 				   ? guest["workload"].value("pingpong_window_s", 0.0) : 0.0;
-
-		const json *dram = find(rows, "dram");
-		for (auto &[c, r] : rows)
-			if (dram && !r.contains("skipped"))
-				r["rel_dram"] = r["ops_per_s"].get<double>() /
-						(*dram)["ops_per_s"].get<double>();
 
 		double hot90 = hot_set_mb(uint64_t(guest["size_mb"].get<double>() * (1 << 20)) / PAGE_SIZE,
 					  guest["zipf"].get<double>(), 0.9);
 		auto goals = check_goals(rows, guest, hot90);
 
 		print_table(rows);
-		fmt::print("\n(ftaf: fast-tier access fraction, steady state; ftaf_wu: in the warm-up "
+		fmt::print("\n(medians over {} seed{} (min-max); ftaf: fast-tier access fraction, steady state; ftaf_wu: in the warm-up "
 			   "(first {} s), and ops/s_wu; DRAM: MiB of the working set on DRAM, mean of the steady state; "
 			   "pingpong: pages seen moving back within {} s; cpu%: tiering threads + the "
 			   "workload's system time, of one CPU)\n\n",
-			   guest["warmup_s"].dump(), pp_window);
+			   dirs.size(), dirs.size() == 1 ? "" : "s", guest["warmup_s"].dump(), pp_window);
 		for (const auto &g : goals)
 			fmt::print("goal {}: {} ({})\n", g.text, g.value,
 				   !g.met ? "not evaluated" : *g.met ? "met" : "NOT met");
