@@ -172,6 +172,48 @@ static int ps_region(FIXTURE_DATA(ps) *self, int node, unsigned long n)
 }
 
 /*
+ * A region of @n pages on the interleaved tier (self->t), each page's host address in
+ * @hpa, and the first of them on interleave position 1: its blade (@blade), the
+ * blade's QMP path (@qpath), the page's host address (*@first) and the device address
+ * of its granule on the blade (*@dpa).  NULL, or why not.
+ */
+static const char *on_position_1(FIXTURE_DATA(ps) *self, unsigned long n, uint64_t *hpa,
+				 char *blade, size_t blen, char *qpath, size_t qlen,
+				 uint64_t *first, uint64_t *dpa)
+{
+	static char why[160];
+	uint64_t dpa_base, off;
+	unsigned long i;
+
+	if (!find_itier(&self->t))
+		return "no interleaved tier in service";
+	if (itier_target(&self->t, 1, blade, blen, &dpa_base))
+		return "no blade at interleave position 1";
+	if (cxlt_sh(qpath, qlen, "cxlt-qmp --path-of %s", blade))
+		return "cxlt-qmp --path-of failed";
+	if (ps_region(self, self->t.node, n))
+		return "cannot make the region on the interleaved tier";
+	*first = 0;
+	for (i = 0; i < n; i++) {
+		hpa[i] = cxlt_hpa_of(self->p + i * PAGE);
+		if (!hpa[i]) {
+			snprintf(why, sizeof(why), "no host address for page %lu", i);
+			return why;
+		}
+		off = hpa[i] - self->t.start;
+		if (!*first && (off / self->t.gran) % self->t.ways == 1)
+			*first = hpa[i];
+	}
+	if (!*first) {
+		snprintf(why, sizeof(why), "no page of the region on position 1 (%s)", blade);
+		return why;
+	}
+	off = *first - self->t.start;
+	*dpa = dpa_base + off / self->t.gran / self->t.ways * self->t.gran;
+	return NULL;
+}
+
+/*
  * The poison list names three granules of one blade's device addresses.  Their host
  * frames are ways granules apart; the frames between them are other blades' and stay
  * unpoisoned.  The region's pages on those frames are fenced (SIGBUS), the rest
@@ -180,29 +222,18 @@ static int ps_region(FIXTURE_DATA(ps) *self, int node, unsigned long n)
 TEST_F_TIMEOUT(ps, poison_granules, 120)
 {
 	const unsigned long n = 64, run = 3;
-	uint64_t hpa[64], dpa_base, first = 0, off, dpa, h;
+	uint64_t hpa[64], first = 0, dpa, h;
 	char blade[64], qpath[128], path[PATH_MAX];
+	const char *why;
 	unsigned long i, k, fenced = 0;
 	int32_t nodes[64];
 	int rc, t;
 
 	if (cxlt_sh(NULL, 0, "cxlt-qmp query-status"))
 		SKIP(return, "no QMP channel to the host (the group runs under qemu/run)");
-	ASSERT_TRUE(find_itier(&self->t)) TH_LOG("no interleaved tier in service");
+	why = on_position_1(self, n, hpa, blade, sizeof(blade), qpath, sizeof(qpath), &first, &dpa);
+	ASSERT_EQ(NULL, why) TH_LOG("%s", why);
 	ASSERT_EQ(PAGE, self->t.gran) TH_LOG("the pool topology interleaves at 4 KiB");
-	ASSERT_EQ(0, itier_target(&self->t, 1, blade, sizeof(blade), &dpa_base));
-	ASSERT_EQ(0, cxlt_sh(qpath, sizeof(qpath), "cxlt-qmp --path-of %s", blade));
-	ASSERT_EQ(0, ps_region(self, self->t.node, n));
-	for (i = 0; i < n; i++) {
-		hpa[i] = cxlt_hpa_of(self->p + i * PAGE);
-		ASSERT_NE(0, hpa[i]) TH_LOG("page %lu", i);
-		off = hpa[i] - self->t.start;
-		if (!first && (off / self->t.gran) % self->t.ways == 1)
-			first = hpa[i];
-	}
-	ASSERT_NE(0, first) TH_LOG("no page of the region on position 1 (%s)", blade);
-	off = first - self->t.start;
-	dpa = dpa_base + off / self->t.gran / self->t.ways * self->t.gran;
 	ASSERT_EQ(0, cxlt_sh(NULL, 0,
 			"cxlt-qmp cxl-inject-poison '{\"path\": \"%s\", \"start\": %llu, \"length\": %llu}'",
 			qpath, (unsigned long long)dpa,
@@ -256,8 +287,9 @@ TEST_F_TIMEOUT(ps, media_events, 120)
 	const unsigned long n = 64;
 	const char *kinds[] = { "general-media", "general-media", "dram" };
 	const int uncorrectable[] = { 0, 1, 1 };
-	uint64_t hpa[64], dpa_base, first = 0, off, dpa, step, target[3];
+	uint64_t hpa[64], first = 0, off, dpa, step, target[3];
 	char blade[64], qpath[128];
+	const char *why;
 	struct cxltier_event ev;
 	unsigned long i, k;
 	int32_t nodes[64];
@@ -266,22 +298,10 @@ TEST_F_TIMEOUT(ps, media_events, 120)
 
 	if (cxlt_sh(NULL, 0, "cxlt-qmp query-status"))
 		SKIP(return, "no QMP channel to the host (the group runs under qemu/run)");
-	ASSERT_TRUE(find_itier(&self->t)) TH_LOG("no interleaved tier in service");
-	ASSERT_EQ(0, itier_target(&self->t, 1, blade, sizeof(blade), &dpa_base));
-	ASSERT_EQ(0, cxlt_sh(qpath, sizeof(qpath), "cxlt-qmp --path-of %s", blade));
-	ASSERT_EQ(0, ps_region(self, self->t.node, n));
-	for (i = 0; i < n; i++) {
-		hpa[i] = cxlt_hpa_of(self->p + i * PAGE);
-		ASSERT_NE(0, hpa[i]) TH_LOG("page %lu", i);
-		off = hpa[i] - self->t.start;
-		if (!first && (off / self->t.gran) % self->t.ways == 1)
-			first = hpa[i];
-	}
-	ASSERT_NE(0, first) TH_LOG("no page of the region on position 1 (%s)", blade);
+	why = on_position_1(self, n, hpa, blade, sizeof(blade), qpath, sizeof(qpath), &first, &dpa);
+	ASSERT_EQ(NULL, why) TH_LOG("%s", why);
 	/* Three granules of the blade in a row: pages of the region or not. */
 	step = self->t.ways * self->t.gran;
-	off = first - self->t.start;
-	dpa = dpa_base + off / self->t.gran / self->t.ways * self->t.gran;
 	seq = events_next(self->dev);
 	for (k = 0; k < 3; k++) {
 		target[k] = first + k * step;

@@ -55,11 +55,16 @@ check "the region is gone when the program exits" no_region_left
 # The module's count: the held 2 MiB are resident in the region, then the region goes.
 held() {
 	local out pid t
-	LD_PRELOAD=$LIB "$W" hold 3 >/tmp/preload.hold 2>&1 &
+	rm -f /tmp/preload.fifo
+	mkfifo /tmp/preload.fifo
+	# It holds its allocation until the fifo's writer (fd 4) closes.
+	LD_PRELOAD=$LIB "$W" hold - </tmp/preload.fifo >/tmp/preload.hold 2>&1 &
 	pid=$!
+	exec 4>/tmp/preload.fifo
 	for ((t = 0; t < 300; t++)); do grep -q holding /tmp/preload.hold && break; sleep 0.1; done
 	out=$(cxltierctl region stat "preload.$pid" --json 2>&1)
 	echo "$out" | head -n 20
+	exec 4>&-
 	wait $pid || return 1
 	# 512 pages of data and the one before them with the block's header.
 	grep -q '"resident_pages": 513' <<<"$out" && grep -q '"policy": "fast-first"' <<<"$out" &&

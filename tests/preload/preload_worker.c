@@ -14,7 +14,8 @@
  *   fork        the child sees the parent's data and writes its own copy; the
  *               parent's is unchanged; the child's large allocations are its own
  *   full        more than the region holds: the rest comes from the heap
- *   hold S      one large allocation, "holding", then sleep S seconds
+ *   hold S      one large allocation, "holding", then sleep S seconds (S "-": until
+ *               the end of its standard input), then free it and exit
  *   exec        one large allocation, then exec itself with "basic"
  *   doublefree  frees a large block twice (the preload aborts)
  */
@@ -280,7 +281,14 @@ int main(int argc, char **argv)
 		keep(p);
 		report("held", p);
 		printf("holding\n");
-		sleep(argc > 2 ? (unsigned int)atoi(argv[2]) : 60);
+		if (argc > 2 && !strcmp(argv[2], "-")) {
+			char c;
+
+			while (read(0, &c, 1) > 0)	/* until stdin's end */
+				;
+		} else {
+			sleep(argc > 2 ? (unsigned int)atoi(argv[2]) : 60);
+		}
 		free(p);
 	} else if (!strcmp(c, "exec")) {
 		void *p = malloc(2 * MiB);
