@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -667,8 +668,11 @@ std::string preload_library()
 		candidates[0] = dir.substr(0, dir.rfind('/') + 1) + CXLTIER_PRELOAD_REL;
 	}
 	for (const auto &c : candidates)
-		if (!c.empty() && !::access(c.c_str(), R_OK))
-			return c;
+		if (!c.empty() && !::access(c.c_str(), R_OK)) {
+			// The job's environment names it plainly, without "bin/..".
+			char real[PATH_MAX];
+			return ::realpath(c.c_str(), real) ? std::string(real) : c;
+		}
 	throw fatal(fmt::format("run: --regions: the preload allocator is not installed ({} or {}; "
 				"set CXLTIER_PRELOAD_LIB)",
 				candidates[0], candidates[1]));
