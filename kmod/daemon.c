@@ -7,9 +7,13 @@
  *
  *  1. Snapshot the regions (referenced for the period, so none is freed under
  *     the daemon; one destroyed meanwhile is freed when the daemon lets go).  When
- *     the set of managed regions changed, lay them out again: region k's page p is
- *     policy page base_k + p, and the policy state (6 bytes per region page) is
- *     made anew; heat starts over.
+ *     the set of managed regions changed, or one has grown past its place, lay them
+ *     out again: region k's page p is policy page base_k + p, and the policy state
+ *     (6 bytes per laid-out page) is made anew; heat starts over.  A region is laid
+ *     out as far as it has ever had pages (its span, whole 2 MiB chunks), rounded
+ *     up to a power of two: a sparse region (the preload's, as large as the host's
+ *     memory with 40 MiB used) costs the daemon what it holds, not its length, and
+ *     one that fills up is laid out again a logarithmic number of times.
  *  2. Arm a window of pages (all of them, or the next sample_mb when the regions
  *     hold more), telling the policy on the way what changed since it last heard of
  *     each (pages that appeared, moved by the kernel, hinted: the POLTIER and
@@ -180,6 +184,7 @@ struct cxlt_lay {
 	struct cxlt_region *r;
 	u32 base;
 	u32 nr;
+	bool too_big;		/* its span is beyond what the daemon manages */
 	unsigned long arm_lo;	/* armed this period: lowest and highest offset */
 	unsigned long arm_hi;
 };
@@ -309,6 +314,19 @@ static void cxlt_params(struct cxlt_policy_params *p, u64 elapsed_ns)
 	p->burst_fdr = READ_ONCE(cxlt_tun.burst_fdr);
 }
 
+/*
+ * The policy pages @r is laid out with: its span (DOC: the migration daemon, 1),
+ * rounded up to a power of two of chunks, at most its length.
+ */
+static unsigned long cxlt_lay_pages(struct cxlt_region *r)
+{
+	unsigned long span = atomic_long_read(&r->span_chunks);
+
+	if (!span)
+		return 0;
+	return min_t(u64, (u64)roundup_pow_of_two(span) * CXLT_RP_PER_CHUNK, r->nr_pages);
+}
+
 /* Clear what the old policy was told, so that the new one hears all of it. */
 static void cxlt_forget(struct cxlt_region *r)
 {
@@ -332,7 +350,7 @@ static bool cxlt_layout(struct cxlt_region **snap, int n, u64 gen)
 	u64 limit = min_t(u64, U32_MAX, 2 * (u64)totalram_pages());
 	unsigned int nr = 0, i, k;
 	struct cxlt_lay *lay;
-	u64 total = 0;
+	u64 total = 0, pages;
 	size_t size;
 
 	/*
@@ -344,9 +362,16 @@ static bool cxlt_layout(struct cxlt_region **snap, int n, u64 gen)
 	for (i = 0; i < n; i++)
 		nr += cxlt_managed(snap[i]);
 	if (gen == cxlt_d.gen && nr == cxlt_d.nr_lay) {
-		for (i = 0, k = 0; i < n; i++)
-			if (cxlt_managed(snap[i]) && (k == nr || cxlt_d.lay[k++].r != snap[i]))
+		for (i = 0, k = 0; i < n; i++) {
+			if (!cxlt_managed(snap[i]))
+				continue;
+			if (k == nr || cxlt_d.lay[k].r != snap[i])
 				break;
+			/* Grown past its place (one too big stays out). */
+			if (!cxlt_d.lay[k].too_big && cxlt_lay_pages(snap[i]) > cxlt_d.lay[k].nr)
+				break;
+			k++;
+		}
 		if (i == n)
 			return !!cxlt_d.pol;
 	}
@@ -362,24 +387,26 @@ static bool cxlt_layout(struct cxlt_region **snap, int n, u64 gen)
 		if (!cxlt_managed(snap[i]))
 			continue;
 		/*
-		 * The policy keeps 6 bytes per region page, resident or not: a region
-		 * that would take the managed space beyond twice the host's memory
-		 * (a sparse giant, which can never be resident anyway) is not managed.
+		 * The policy keeps 6 bytes per laid-out page, resident or not: a
+		 * region whose span would take the managed space beyond twice the
+		 * host's memory (which it can never hold resident) is not managed.
 		 */
+		pages = cxlt_lay_pages(snap[i]);
 		lay[k].r = snap[i];
 		lay[k].base = total;
-		if (total + snap[i]->nr_pages > limit) {
+		if (total + pages > limit) {
 			/*
 			 * Laid out with no pages: it keeps its place in the layout, so
 			 * the next period finds the same layout and keeps the policy.
 			 */
 			pr_info_once("daemon: region %s (%llu bytes) is larger than the host's memory allows the daemon to manage; its pages stay where they are\n",
 				     snap[i]->name, snap[i]->size);
+			lay[k].too_big = true;
 			lay[k++].nr = 0;
 			continue;
 		}
-		lay[k].nr = snap[i]->nr_pages;
-		total += snap[i]->nr_pages;
+		lay[k].nr = pages;
+		total += pages;
 		cxlt_forget(snap[i]);
 		k++;
 	}

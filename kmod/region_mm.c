@@ -612,6 +612,7 @@ struct folio *cxlt_region_alloc_target(struct cxlt_region *r, unsigned long pgof
 int cxlt_region_table_alloc(struct cxlt_region *r)
 {
 	xa_init(&r->chunks);
+	atomic_long_set(&r->span_chunks, 0);
 	return 0;
 }
 
@@ -696,6 +697,13 @@ struct cxlt_rpage *cxlt_region_entry(struct cxlt_region *r, unsigned long pgoff,
 			}
 		}
 		set_active_memcg(old_memcg);
+		if (chunk) {
+			long span = atomic_long_read(&r->span_chunks);
+
+			while (span <= (long)c &&
+			       !atomic_long_try_cmpxchg(&r->span_chunks, &span, c + 1))
+				;
+		}
 	}
 	return chunk ? &chunk[pgoff % CXLT_RP_PER_CHUNK] : NULL;
 }

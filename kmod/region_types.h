@@ -76,6 +76,8 @@ struct cxlt_store_ops {
  *	page-cache folios) and every mapping of the region is linked into it
  * @chunks: chunk number -> chunk of entries (region_mm.h); each set once
  *	(xa_cmpxchg()) and never cleared until the region is freed
+ * @span_chunks: the highest chunk number in @chunks + 1: the part of the region
+ *	that has ever had pages (the daemon lays out only that); only grows
  * @resident: entries PRESENT
  * @fenced: entries FENCED
  * @nr_maps: VMAs mapping the region
@@ -125,6 +127,7 @@ struct cxlt_region {
 	bool destroyed;
 	struct inode *inode;
 	struct xarray chunks;
+	atomic_long_t span_chunks;
 	atomic_long_t resident;
 	atomic_long_t fenced;
 	atomic_t nr_maps;

@@ -471,6 +471,51 @@ TEST_F_TIMEOUT(mig, oversize_region_next_to_normal, 300)
 	EXPECT_EQ(0, rg_destroy(self->dev, big));
 }
 
+/*
+ * A sparse region: 1 GiB, of which a program uses the first 16 MiB (the preload's
+ * region is as large as the host's memory, whatever the program holds).  The daemon
+ * lays out what the region has used, rounded up to a power of two: its metadata is
+ * that span's (policy state of 6 bytes a page: 24 KiB), not the length's (1.5 MiB), and
+ * it samples the used pages as often as in a region of their size, so the hot
+ * set is promoted as soon (hot_up_cold_down's workload and limit).
+ */
+TEST_F_TIMEOUT(mig, sparse_region_costs_its_span, 300)
+{
+	const unsigned long pages = 16 * MB / PAGE, hot0 = 2048, nhot = 512;
+	const uint64_t len = 1024 * MB;
+	uint64_t meta, managed;
+	struct where hot, khot;
+	unsigned long i;
+	double t;
+
+	if (!nr_tiers)
+		SKIP(return, "no CXL tier registered");
+	ASSERT_EQ(0, write_u64(PARAM "fast_budget_mb", 4));
+	ASSERT_EQ(0, write_u64(DAEMON "sample_mb", 4));
+	ASSERT_EQ(0, mig_region(self, len));
+	for (i = 0; i < pages; i++)
+		self->p[i * PAGE] = 1;
+	ASSERT_EQ(0, where(self->fd, hot0, nhot, &hot));
+	ASSERT_EQ(nhot, hot.slow) TH_LOG("the hot set should start on CXL");
+	ASSERT_EQ(0, read_until_promoted(self, hot0, nhot, &hot, &t));
+	ASSERT_EQ(0, kernel_where(self->p, hot0, nhot, &khot));
+	meta = read_u64(DAEMON "stats/metadata_bytes");
+	managed = read_u64(DAEMON "stats/managed_pages");
+	ksft_print_msg("1 GiB region, 16 MiB used: hot pages in DRAM %d/%lu (kernel: %d) after %.1f s; metadata %llu bytes for %llu managed pages\n",
+		       hot.fast, nhot, khot.fast, t, (unsigned long long)meta,
+		       (unsigned long long)managed);
+	EXPECT_GE(hot.fast, (int)nhot * 9 / 10);
+	EXPECT_GE(khot.fast, (int)nhot * 9 / 10);
+	EXPECT_EQ(pages, managed);
+	/*
+	 * The used pages' policy state (6 bytes each) and page-table entries (8), and
+	 * 64 KiB for the rest; laid out by its length it would be 1.5 MiB and more.
+	 */
+	EXPECT_LE(meta, 14 * pages + 64 * 1024);
+	for (i = 0; i < pages; i++)
+		ASSERT_EQ(1, self->p[i * PAGE]) TH_LOG("page %lu lost its data", i);
+}
+
 /* move_pages(2) of [@p, @p + @n pages) to @node: 0 when every status is @want. */
 static int move_all(char *p, unsigned long n, int node, int want)
 {
