@@ -74,17 +74,33 @@ std::vector<uint32_t> shuffled(uint32_t n, rng &r)
 	return v;
 }
 
+// Zipf(s) draws over n items, the ranks shuffled over the items.
+class zipf_draw {
+public:
+	zipf_draw(uint32_t n, double s, rng &r) : a_(weights(n, s)), item_(shuffled(n, r)) {}
+
+	uint32_t operator()(rng &r) const { return item_[a_.draw(r)]; }
+
+private:
+	static std::vector<double> weights(uint32_t n, double s)
+	{
+		std::vector<double> w(n);
+
+		for (uint32_t i = 0; i < n; i++)
+			w[i] = std::pow(static_cast<double>(i) + 1.0, -s);
+		return w;
+	}
+
+	alias_table a_;
+	std::vector<uint32_t> item_;
+};
+
 void zipf(trace &t, const trace_params &tp, double s, rng &r)
 {
-	std::vector<double> w(tp.npages);
-
-	for (uint32_t i = 0; i < tp.npages; i++)
-		w[i] = std::pow(static_cast<double>(i) + 1.0, -s);
-	alias_table a(w);
-	auto page = shuffled(tp.npages, r);
+	zipf_draw z(tp.npages, s, r);
 
 	while (t.acc.size() < tp.length)
-		t.acc.push_back(page[a.draw(r)]);
+		t.acc.push_back(z(r));
 }
 
 void uniform(trace &t, const trace_params &tp, rng &r)
@@ -93,11 +109,11 @@ void uniform(trace &t, const trace_params &tp, rng &r)
 		t.acc.push_back(r.below(tp.npages));
 }
 
-// 90% of the accesses go uniformly to a hot set of 1/5 of the pages, the rest
-// uniformly to all pages; every phase the hot set is redrawn.
-void shift(trace &t, const trace_params &tp, rng &r)
+// 90% of the accesses go uniformly to a hot set of 1/@hot_div of the pages,
+// the rest uniformly to all pages; every phase the hot set is redrawn.
+void shift(trace &t, const trace_params &tp, uint32_t hot_div, rng &r)
 {
-	const uint32_t hot = std::max(tp.npages / 5, 1U);
+	const uint32_t hot = std::max(tp.npages / hot_div, 1U);
 	std::vector<uint32_t> page;
 
 	t.phase = tp.phase;
@@ -165,33 +181,119 @@ void drift(trace &t, const trace_params &tp, rng &r)
 // once in 16 periods.
 void zipf_sweep(trace &t, const trace_params &tp, rng &r)
 {
-	std::vector<double> w(tp.npages);
+	zipf_draw z(tp.npages, 0.99, r);
 	uint32_t pos = 0;
-
-	for (uint32_t i = 0; i < tp.npages; i++)
-		w[i] = std::pow(static_cast<double>(i) + 1.0, -0.99);
-	alias_table a(w);
-	auto page = shuffled(tp.npages, r);
 
 	while (t.acc.size() < tp.length) {
 		if (r.below(4) == 0) {
 			t.acc.push_back(pos);
 			pos = pos + 1 < tp.npages ? pos + 1 : 0;
 		} else {
-			t.acc.push_back(page[a.draw(r)]);
+			t.acc.push_back(z(r));
+		}
+	}
+}
+
+// Held-out: a training loop.  Each step looks an embedding table up (Zipf
+// 1.05 over 5/8 of the pages, ranks shuffled over the table) for 3/2 x npages
+// accesses, then sweeps a dense array (the other 3/8 of the pages, in address
+// order, two accesses per page: read, then write back).  With the simulator's
+// period the lookups last 6 periods and the sweep 3: each dense page is used
+// once per step, as often as a lukewarm embedding row, but all at once.
+void train_mix(trace &t, const trace_params &tp, rng &r)
+{
+	const uint32_t emb = std::max(tp.npages / 8 * 5, 1U);
+	const uint64_t lookups = uint64_t(tp.npages) * 3 / 2;
+	zipf_draw z(emb, 1.05, r);
+
+	// Whole steps, the last one cut to the length.
+	while (t.acc.size() < tp.length) {
+		for (uint64_t i = 0; i < lookups; i++)
+			t.acc.push_back(z(r));
+		for (uint32_t p = emb; p < tp.npages; p++)
+			t.acc.insert(t.acc.end(), 2, p);
+	}
+	t.acc.resize(tp.length);
+}
+
+// Held-out: 85% of the accesses go uniformly to a hot set of 1/8 of the
+// pages, the rest uniformly to all pages; every phase about 1/16 of the hot
+// pages, drawn at random, leave the hot set for as many random cold ones.
+// The hot set turns over gradually and in no order (a page stays hot for
+// about 16 phases, but any one may leave at any turn), where drift's window
+// slides through a fixed order.
+void turnover(trace &t, const trace_params &tp, rng &r)
+{
+	const uint32_t hot = std::max(tp.npages / 8, 1U);
+	const uint32_t turn = std::max(hot / 16, 1U);
+	// page[0, hot) is the hot set.
+	auto page = shuffled(tp.npages, r);
+
+	t.window = 4 * tp.phase;
+	while (t.acc.size() < tp.length) {
+		if (t.acc.size() % tp.phase == 0)
+			for (uint32_t i = 0; i < turn; i++)
+				std::swap(page[r.below(hot)], page[hot + r.below(tp.npages - hot)]);
+		if (r.below(100) < 85)
+			t.acc.push_back(page[r.below(hot)]);
+		else
+			t.acc.push_back(r.below(tp.npages));
+	}
+}
+
+// Held-out: mostly sequential.  60% of the accesses scan a large array (11/16
+// of the pages) over and over, 25% a small one (1/8 of the pages: with the
+// simulator's period, once every two periods), 15% go uniformly to a hot set
+// of 1/16 of the pages.  Each array is scanned in address order; the three
+// sets are interleaved at random over the address space.
+void seq_heavy(trace &t, const trace_params &tp, rng &r)
+{
+	const uint32_t hot = std::max(tp.npages / 16, 1U);
+	const uint32_t small = std::max(tp.npages / 8, 1U);
+	const uint32_t large = tp.npages - hot - small;
+	auto page = shuffled(tp.npages, r);
+	uint32_t spos = 0, lpos = 0;
+
+	std::sort(page.begin() + hot, page.begin() + hot + small);
+	std::sort(page.begin() + hot + small, page.end());
+	while (t.acc.size() < tp.length) {
+		uint32_t d = r.below(100);
+
+		if (d < 15) {
+			t.acc.push_back(page[r.below(hot)]);
+		} else if (d < 40) {
+			t.acc.push_back(page[hot + spos]);
+			spos = spos + 1 < small ? spos + 1 : 0;
+		} else {
+			t.acc.push_back(page[hot + small + lpos]);
+			lpos = lpos + 1 < large ? lpos + 1 : 0;
 		}
 	}
 }
 
 } // namespace
 
-const std::vector<std::string> &builtin_traces()
+const std::vector<std::string> &tuning_traces()
 {
 	static const std::vector<std::string> names = {
 		"zipf-0.8", "zipf-0.99", "zipf-1.2", "shift", "drift", "scan", "zipf-sweep",
 		"uniform",
 	};
 	return names;
+}
+
+const std::vector<heldout_trace> &heldout_traces()
+{
+	// Half the tuning half's working set, 3/4 of its periods: the whole
+	// half costs about as much as two tuning traces.
+	static const std::vector<heldout_trace> traces = {
+		{ "train-mix", 16384, 768, 64, 101 },
+		{ "turnover", 16384, 768, 4, 102 },
+		{ "zipf-0.9", 16384, 768, 64, 103 },
+		{ "phase-24", 16384, 768, 24, 104 },
+		{ "seq-heavy", 16384, 768, 64, 105 },
+	};
+	return traces;
 }
 
 trace make_trace(const std::string &name, const trace_params &tp)
@@ -222,7 +324,7 @@ trace make_trace(const std::string &name, const trace_params &tp)
 	else if (name == "zipf-1.2")
 		zipf(t, tp, 1.2, r);
 	else if (name == "shift")
-		shift(t, tp, r);
+		shift(t, tp, 5, r);
 	else if (name == "drift")
 		drift(t, tp, r);
 	else if (name == "scan")
@@ -231,6 +333,16 @@ trace make_trace(const std::string &name, const trace_params &tp)
 		zipf_sweep(t, tp, r);
 	else if (name == "uniform")
 		uniform(t, tp, r);
+	else if (name == "train-mix")
+		train_mix(t, tp, r);
+	else if (name == "turnover")
+		turnover(t, tp, r);
+	else if (name == "zipf-0.9")
+		zipf(t, tp, 0.9, r);
+	else if (name == "phase-24")
+		shift(t, tp, 6, r);
+	else if (name == "seq-heavy")
+		seq_heavy(t, tp, r);
 	else
 		throw std::invalid_argument(fmt::format("unknown trace '{}'", name));
 	return t;

@@ -24,16 +24,34 @@ struct trace {
 struct trace_params {
 	uint32_t npages;	// working set (pages)
 	uint64_t length;	// accesses, the initialisation pass included
-	uint64_t phase;		// accesses between shifts of the "shift" trace
+	uint64_t phase;		// accesses between shifts ("shift", "phase-24"),
+				// per slide (drift), between turnovers ("turnover")
 	uint64_t seed;
 };
 
-// Names accepted by make_trace(), in table order.
-const std::vector<std::string> &builtin_traces();
+// The trace corpus comes in two halves.  The tuning half is what the policy's
+// defaults may be chosen on: these traces, at the size, length and seed given
+// on the command line.  The held-out half is never tuned on: its traces are
+// other families, parameters and seeds, each fixed here with its size, so
+// that its results stay comparable from one release to the next.
 
-// Every synthetic trace starts by touching its pages once in address order
-// (initialisation), then follows its pattern.  Throws std::invalid_argument
-// for an unknown name or impossible parameters.
+// The tuning half, in table order.
+const std::vector<std::string> &tuning_traces();
+
+struct heldout_trace {
+	std::string name;
+	uint32_t npages;
+	uint64_t periods;	// of npages / 4 accesses, the simulator's period
+	uint64_t phase_periods;	// trace_params::phase, in those periods
+	uint64_t seed;
+};
+
+// The held-out half, in table order.
+const std::vector<heldout_trace> &heldout_traces();
+
+// Every synthetic trace of either half starts by touching its pages once in
+// address order (initialisation), then follows its pattern.  Throws
+// std::invalid_argument for an unknown name or impossible parameters.
 trace make_trace(const std::string &name, const trace_params &tp);
 
 // Format "text": one page number per line (decimal, or hex with 0x), blank
