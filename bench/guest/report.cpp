@@ -5,7 +5,9 @@
 // table on stdout and the per-interval series that bench/run-guest plots.  Over
 // several seeds a configuration's record is its median run (by ops/s), whose
 // numbers below are replaced by their medians over the seeds, with NAME_min and
-// NAME_max beside them and each seed's in per_seed.
+// NAME_max beside them and each seed's in per_seed.  The real programs
+// (run-configs --programs, cxlt-bench-prog; folder PROGRAM of each seed) get a
+// table each, by run time, with their records in the same file.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -135,6 +137,46 @@ json make_record(const std::string &c, const json &run, const json &setup, const
 	return r;
 }
 
+// A real program's run (cxlt-bench-prog): its run time is the result; where its
+// pages were, dram_frac, is no access fraction (nothing counts its accesses).
+json make_prog_record(const std::string &prog, const std::string &c, const json &run,
+		      const json &setup, const json &guest)
+{
+	json r;
+
+	r["config"] = c;
+	r["program"] = prog;
+	r["seed"] = guest["seed"];
+	r["dram_mb_limit"] = setup.is_object() && setup.value("dram_limit", "none") != "none"
+				     ? guest.value("dram_limit_mb", guest["fast_mb"]) : json(nullptr);
+	if (run.is_null() || run.contains("skipped")) {
+		r["skipped"] = run.is_null() ? json("no results from the guest") : run["skipped"];
+		if (!setup.is_null())
+			r["setup"] = setup;
+		return r;
+	}
+	json st = span(run, run["steady"]);
+	r["runtime_s"] = run["runtime_s"];
+	r["rel_dram"] = nullptr;	// dram's run time / this one's, once dram's is known
+	r["ftaf"] = nullptr;
+	r["dram_frac"] = run["steady"]["dram_frac"];
+	r["dram_mb_used"] = run["steady"]["fast_mb_mean"];
+	r["resident_mb"] = run["steady"]["resident_mb_mean"];
+	for (const char *k : { "migrated_bytes", "pingpong", "moved_pages_seen", "cpu_pct", "cpu",
+			       "vmstat", "daemon_stats" })
+		if (st.contains(k))
+			r[k] = st[k];
+	r["cpu_user_s"] = run["cpu_user_s"];
+	r["cpu_sys_s"] = run["cpu_sys_s"];
+	r["command"] = run["command"];
+	r["setup"] = setup;
+	r["locator"] = run["workload"]["locator"];
+	if (run.contains("counters_end"))
+		r["daemon_stats_end"] = run["counters_end"];
+	r["series"] = run["series"];
+	return r;
+}
+
 std::string mib(double bytes)
 {
 	return fmt::format("{:.1f}", bytes / (1 << 20));
@@ -150,6 +192,17 @@ std::string range(const json &r, const char *key, const char *spec)
 			   r[lo].get<double>(), r[hi].get<double>());
 }
 
+// Pages promoted and demoted: the module's counts for a region (its STAT, or the
+// daemon's for a program's region), the kernel's for anonymous memory.
+std::pair<int64_t, int64_t> moves(const json &r)
+{
+	if (r.contains("region_stat"))
+		return { num(r["region_stat"], "promoted"), num(r["region_stat"], "demoted") };
+	if (r.contains("daemon_stats"))
+		return { num(r["daemon_stats"], "promoted_pages"), num(r["daemon_stats"], "demoted_pages") };
+	return { num(r["vmstat"], "pgpromote_success"), prefixed_sum(r["vmstat"], "pgdemote_") };
+}
+
 void print_table(const std::vector<row> &rows)
 {
 	fmt::print("{:<14} {:>10} {:>17} {:>8} {:>6} {:>11} {:>7} {:>6} {:>9} {:>8} {:>6} {:>8} {:>8} {:>10}\n",
@@ -161,12 +214,7 @@ void print_table(const std::vector<row> &rows)
 			fmt::print("{:<14} skipped: {}\n", c, r["skipped"].get<std::string>());
 			continue;
 		}
-		const json &vm = r["vmstat"];
-		int64_t promoted = num(vm, "pgpromote_success"), demoted = prefixed_sum(vm, "pgdemote_");
-		if (r.contains("region_stat")) {
-			promoted = num(r["region_stat"], "promoted");
-			demoted = num(r["region_stat"], "demoted");
-		}
+		auto [promoted, demoted] = moves(r);
 		fmt::print("{:<14} {:>10.0f} {:>17} {:>8} {:>6.3f} {:>11} {:>7.3f} {:>6.1f} {:>9} {:>8} {:>6.1f} {:>8} {:>8} {:>10.0f}\n",
 			   c, r["ops_per_s"].get<double>(), range(r, "ops_per_s", ".0f"),
 			   r["rel_dram"].is_null() ? std::string("-")
@@ -176,6 +224,27 @@ void print_table(const std::vector<row> &rows)
 			   r["fast_mb"].get<double>(), mib(r["migrated_bytes"].get<double>()),
 			   r["pingpong"].get<uint64_t>(), r["cpu_pct"].get<double>(), promoted, demoted,
 			   r["warmup"]["ops_per_s"].get<double>());
+	}
+}
+
+void print_prog_table(const std::string &prog, const std::vector<row> &rows)
+{
+	fmt::print("{}:\n{:<14} {:>9} {:>13} {:>8} {:>9} {:>6} {:>8} {:>9} {:>8} {:>6} {:>8} {:>8}\n",
+		   prog, "config", "runtime_s", "min-max", "rel_dram", "dram_frac", "DRAM",
+		   "resident", "migr_MiB", "pingpong", "cpu%", "promoted", "demoted");
+	for (const auto &[c, r] : rows) {
+		if (r.contains("skipped")) {
+			fmt::print("{:<14} skipped: {}\n", c, r["skipped"].get<std::string>());
+			continue;
+		}
+		auto [promoted, demoted] = moves(r);
+		fmt::print("{:<14} {:>9.1f} {:>13} {:>8} {:>9.3f} {:>6.1f} {:>8.1f} {:>9} {:>8} {:>6.1f} {:>8} {:>8}\n",
+			   c, r["runtime_s"].get<double>(), range(r, "runtime_s", ".1f"),
+			   r["rel_dram"].is_null() ? std::string("-")
+						   : fmt::format("{:.3f}", r["rel_dram"].get<double>()),
+			   r["dram_frac"].get<double>(), r["dram_mb_used"].get<double>(),
+			   r["resident_mb"].get<double>(), mib(r["migrated_bytes"].get<double>()),
+			   r["pingpong"].get<uint64_t>(), r["cpu_pct"].get<double>(), promoted, demoted);
 	}
 }
 
@@ -278,6 +347,39 @@ std::vector<goal> check_goals(const std::vector<row> &rows, const json &guest, d
 	return g;
 }
 
+// A real program's goals: cxltier (the preload) and process mode ahead of the
+// kernel's rows on run time, seed by seed too.
+std::vector<goal> check_prog_goals(const std::string &prog, const std::vector<row> &rows)
+{
+	std::vector<goal> g;
+
+	auto beats = [&](const char *name, const char *base) {
+		std::string text = fmt::format("{}: {} beats {} on run time", prog, name, base);
+		const json *o = find(rows, name), *b = find(rows, base);
+		if (!o || !b) {
+			g.push_back({ text, "n/a: " + why_missing(rows, o ? base : name), {} });
+			return;
+		}
+		double o1 = (*o)["runtime_s"], b1 = (*b)["runtime_s"];
+		int seeds = 0, won = 0;
+		for (const auto &os : (*o)["per_seed"])
+			for (const auto &bs : (*b)["per_seed"])
+				if (os["seed"] == bs["seed"] && !os.contains("skipped") &&
+				    !bs.contains("skipped")) {
+					seeds++;
+					won += os["runtime_s"].get<double>() < bs["runtime_s"].get<double>();
+				}
+		g.push_back({ text, fmt::format("median {:.1f} s vs {:.1f} s ({:+.1f}%); faster in {} of {} seeds",
+						o1, b1, 100 * (o1 / b1 - 1), won, seeds),
+			      o1 < b1 });
+	};
+	for (const char *base : { "no-migration", "numab2-budget", "numab2-tuned", "damon-tuned" })
+		beats("cxltier", base);
+	for (const char *base : { "numab2-budget", "numab2-tuned", "damon-tuned" })
+		beats("process", base);
+	return g;
+}
+
 // The pages that take 90% of a Zipf's accesses, in MiB.
 double hot_set_mb(uint64_t pages, double s, double share)
 {
@@ -323,31 +425,45 @@ void write_series(const fs::path &dir, const std::vector<row> &rows)
 
 // One seed's rows, from the folder run-configs wrote; @guest gets the guest's
 // description (and the workload's) when it has none yet.
-std::vector<row> seed_rows(const fs::path &dir, const std::vector<std::string> &configs, json &guest)
+// (@prog: a real program's rows, from its folder PROG; empty: the Zipf workload's.)
+std::vector<row> seed_rows(const fs::path &dir, const std::vector<std::string> &configs, json &guest,
+			   const std::string &prog = "")
 {
 	json g = load(dir / "guest.json");
 	if (g.is_null())
 		throw std::runtime_error(dir.string() + "/guest.json is missing: the guest did not get to run the configurations");
+	const fs::path from = prog.empty() ? dir : dir / prog;
 	std::vector<row> rows;
 	for (const auto &c : configs) {
-		json run = load(dir / (c + ".json"));
+		json run = load(from / (c + ".json")), setup = load(from / (c + ".setup.json"));
+		if (!prog.empty()) {
+			rows.push_back({ c, make_prog_record(prog, c, run, setup, g) });
+			continue;
+		}
 		// What every run shares (all but backend and membind), from the first.
 		if (!g.contains("workload") && run.is_object() && run.contains("workload"))
 			g["workload"] = run["workload"];
-		rows.push_back({ c, make_record(c, run, load(dir / (c + ".setup.json")), g) });
+		rows.push_back({ c, make_record(c, run, setup, g) });
 	}
 	const json *dram = find(rows, "dram");
-	for (auto &[c, r] : rows)
-		if (dram && !r.contains("skipped"))
-			r["rel_dram"] = r["ops_per_s"].get<double>() / (*dram)["ops_per_s"].get<double>();
+	for (auto &[c, r] : rows) {
+		if (!dram || r.contains("skipped"))
+			continue;
+		r["rel_dram"] = prog.empty()
+			? r["ops_per_s"].get<double>() / (*dram)["ops_per_s"].get<double>()
+			: (*dram)["runtime_s"].get<double>() / r["runtime_s"].get<double>();
+	}
 	if (guest.is_null())
 		guest = g;
 	return rows;
 }
 
-// The numbers a record summarizes over the seeds.
-constexpr const char *summarized[] = { "ops_per_s", "ftaf", "rel_dram", "migrated_bytes",
-				       "pingpong", "cpu_pct", "dram_mb_used" };
+// The numbers a record summarizes over the seeds: the Zipf workload's, a program's.
+const std::vector<const char *> summarized = { "ops_per_s", "ftaf", "rel_dram", "migrated_bytes",
+					       "pingpong", "cpu_pct", "dram_mb_used" };
+const std::vector<const char *> prog_summarized = { "runtime_s", "rel_dram", "dram_frac",
+						    "migrated_bytes", "pingpong", "cpu_pct",
+						    "dram_mb_used" };
 
 double median(std::vector<double> v)
 {
@@ -356,10 +472,13 @@ double median(std::vector<double> v)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// One configuration's record over the seeds: its median run (by ops/s), the numbers
-// of summarized[] as medians with their minimum and maximum, and each seed's.
-json over_seeds(const std::vector<std::pair<int, json>> &runs)
+// One configuration's record over the seeds: its median run (by @keys[0]: ops/s, or
+// a program's run time), the numbers of @keys as medians with their minimum and
+// maximum, and each seed's.
+json over_seeds(const std::vector<std::pair<int, json>> &runs,
+		const std::vector<const char *> &keys = summarized)
 {
+	const char *by = keys.front();
 	std::vector<const std::pair<int, json> *> ok;
 	json per_seed = json::array(), skipped = json::array();
 	for (const auto &r : runs) {
@@ -368,7 +487,7 @@ json over_seeds(const std::vector<std::pair<int, json>> &runs)
 			s["skipped"] = r.second["skipped"];
 			skipped.push_back(s);
 		} else {
-			for (const char *k : summarized)
+			for (const char *k : keys)
 				s[k] = r.second[k];
 			ok.push_back(&r);
 		}
@@ -378,13 +497,13 @@ json over_seeds(const std::vector<std::pair<int, json>> &runs)
 	if (ok.empty()) {
 		rec = runs.front().second; // skipped in every seed: the first one's reason
 	} else {
-		std::sort(ok.begin(), ok.end(), [](const auto *a, const auto *b) {
-			return a->second["ops_per_s"].template get<double>() <
-			       b->second["ops_per_s"].template get<double>();
+		std::sort(ok.begin(), ok.end(), [by](const auto *a, const auto *b) {
+			return a->second[by].template get<double>() <
+			       b->second[by].template get<double>();
 		});
 		rec = ok[(ok.size() - 1) / 2]->second;
 		rec["seed"] = ok[(ok.size() - 1) / 2]->first;
-		for (const char *k : summarized) {
+		for (const char *k : keys) {
 			std::vector<double> v;
 			for (const auto *r : ok)
 				if (r->second[k].is_number())
@@ -443,6 +562,10 @@ int main(int argc, char **argv)
 	app.add_option("--json", out_json, "write the records and goals here")->required();
 	app.add_option("--series-dir", series_dir, "write per-interval series here (one .dat per config)");
 	app.add_option("--configs", configs, "configurations, in table order")->delimiter(',');
+	std::vector<std::string> programs{ "zipf" };
+	app.add_option("--programs", programs,
+		       "programs, in table order (zipf: the Zipf workload; others: folder PROGRAM of each seed)")
+		->delimiter(',');
 	app.add_option("--wall", wall, "seconds the whole run took (recorded)");
 	int boots = 1;
 	app.add_option("--boots", boots, "guest boots the results come from (recorded)");
@@ -456,8 +579,9 @@ int main(int argc, char **argv)
 		std::vector<std::vector<row>> by_seed;
 		for (const auto &[seed, d] : dirs)
 			by_seed.push_back(seed_rows(d, configs, guest));
+		const bool zipf = std::find(programs.begin(), programs.end(), "zipf") != programs.end();
 		std::vector<row> rows;
-		for (std::size_t i = 0; i < configs.size(); i++) {
+		for (std::size_t i = 0; zipf && i < configs.size(); i++) {
 			std::vector<std::pair<int, json>> runs;
 			for (std::size_t k = 0; k < dirs.size(); k++)
 				runs.push_back({ dirs[k].first, by_seed[k][i].rec });
@@ -472,14 +596,41 @@ int main(int argc, char **argv)
 
 		double hot90 = hot_set_mb(uint64_t(guest["size_mb"].get<double>() * (1 << 20)) / PAGE_SIZE,
 					  guest["zipf"].get<double>(), 0.9);
-		auto goals = check_goals(rows, guest, hot90);
-
-		print_table(rows);
-		fmt::print("\n(medians over {} seed{} (min-max); ftaf: fast-tier access fraction, steady state; ftaf_wu: in the warm-up "
-			   "(first {} s), and ops/s_wu; DRAM: MiB of the working set on DRAM, mean of the steady state; "
-			   "pingpong: pages seen moving back within {} s; cpu%: tiering threads + the "
-			   "workload's system time, of one CPU)\n\n",
-			   dirs.size(), dirs.size() == 1 ? "" : "s", guest["warmup_s"].dump(), pp_window);
+		std::vector<goal> goals;
+		if (zipf) {
+			goals = check_goals(rows, guest, hot90);
+			print_table(rows);
+			fmt::print("\n(medians over {} seed{} (min-max); ftaf: fast-tier access fraction, steady state; ftaf_wu: in the warm-up "
+				   "(first {} s), and ops/s_wu; DRAM: MiB of the working set on DRAM, mean of the steady state; "
+				   "pingpong: pages seen moving back within {} s; cpu%: tiering threads + the "
+				   "workload's system time, of one CPU)\n\n",
+				   dirs.size(), dirs.size() == 1 ? "" : "s", guest["warmup_s"].dump(), pp_window);
+		}
+		// The real programs: a table each, their goals with the others.
+		std::vector<std::pair<std::string, std::vector<row>>> prog_rows;
+		for (const auto &p : programs) {
+			if (p == "zipf")
+				continue;
+			std::vector<std::vector<row>> ps;
+			json unused;
+			for (const auto &[seed, d] : dirs)
+				ps.push_back(seed_rows(d, configs, unused, p));
+			std::vector<row> pr;
+			for (std::size_t i = 0; i < configs.size(); i++) {
+				std::vector<std::pair<int, json>> runs;
+				for (std::size_t k = 0; k < dirs.size(); k++)
+					runs.push_back({ dirs[k].first, ps[k][i].rec });
+				pr.push_back({ configs[i], over_seeds(runs, prog_summarized) });
+			}
+			print_prog_table(p, pr);
+			fmt::print("\n(medians over {} seed{}; runtime_s: the program's run time, "
+				   "rel_dram: dram's run time / this one's; dram_frac: share of its resident "
+				   "pages on DRAM, time-weighted (no access counts: no ftaf); DRAM, resident: "
+				   "MiB, time-weighted means)\n\n", dirs.size(), dirs.size() == 1 ? "" : "s");
+			for (auto &g : check_prog_goals(p, pr))
+				goals.push_back(std::move(g));
+			prog_rows.push_back({ p, std::move(pr) });
+		}
 		for (const auto &g : goals)
 			fmt::print("goal {}: {} ({})\n", g.text, g.value,
 				   !g.met ? "not evaluated" : *g.met ? "met" : "NOT met");
@@ -490,6 +641,9 @@ int main(int argc, char **argv)
 				r.erase("series");
 			recs.push_back(r);
 		}
+		for (auto &[p, pr] : prog_rows)
+			for (auto &[c, r] : pr)
+				recs.push_back(r);
 		for (const auto &g : goals)
 			gj.push_back({ { "goal", g.text }, { "value", g.value },
 				       { "met", g.met ? json(*g.met) : json(nullptr) } });

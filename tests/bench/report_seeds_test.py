@@ -4,6 +4,7 @@
 configuration's record is its median run, with the medians, minimums and maximums
 of its numbers over the seeds and each seed's in per_seed; a seed a row skipped is
 left out of that row and said so; the goals say in how many seeds we were ahead.
+The real programs' rows (folder PROGRAM of each seed) the same way, by run time.
 Run by ctest as: report_seeds_test.py PATH/TO/cxlt-bench-report.  Prints TAP."""
 import json
 import os
@@ -96,6 +97,46 @@ with tempfile.TemporaryDirectory() as tmp:
     check("a folder of one run: its numbers, seeds [1]",
           p.returncode == 0 and rec.get("cxltier", {}).get("ops_per_s") == 100.0 and
           rec["cxltier"].get("seeds") == [1] and "medians over 1 seed " in p.stdout, p.stderr)
+
+    # A real program's rows (folder liblinear of each seed): by run time.
+    PROG_RUNS = {1: {"cxltier": 60.0, "numab2-tuned": 50.0, "dram": 30.0},
+                 2: {"cxltier": 40.0, "numab2-tuned": 45.0, "dram": 30.0},
+                 3: {"cxltier": 50.0, "numab2-tuned": None, "dram": 30.0}}
+    for seed, rows in PROG_RUNS.items():
+        d = os.path.join(res, f"seed-{seed}", "liblinear")
+        os.makedirs(d)
+        for c, t in rows.items():
+            run = {"config": c, "program": "liblinear", "command": ["liblinear-train"],
+                   "workload": {"backend": "anon", "locator": "move_pages"}, "exit_status": 0,
+                   "runtime_s": t, "cpu_user_s": t, "cpu_sys_s": 1.0,
+                   "steady": dict(span(0, 0), dram_frac=30.0 / t, resident_mb_mean=80.0),
+                   "series": []} if t else {"config": c, "skipped": "row timeout"}
+            with open(os.path.join(d, c + ".json"), "w") as f:
+                json.dump(run, f)
+            with open(os.path.join(d, c + ".setup.json"), "w") as f:
+                json.dump({"dram_limit": "hugepages" if c != "dram" else "none"}, f)
+    p = subprocess.run([REPORT, "--results", res, "--json", out, "--configs", "cxltier,numab2-tuned,dram",
+                        "--programs", "zipf,liblinear"], capture_output=True, text=True)
+    doc = json.load(open(out)) if p.returncode == 0 else {"records": [], "goals": []}
+    rec = {(r["program"], r["config"]): r for r in doc["records"]}
+    ll = rec.get(("liblinear", "cxltier"), {})
+    check("a program's records beside the Zipf workload's", p.returncode == 0 and ("zipf", "cxltier") in rec and
+          ll.get("program") == "liblinear" and ll.get("ftaf", 0) is None, p.stderr)
+    check("a program's median run time, its minimum and maximum, the median seed's record",
+          (ll.get("runtime_s"), ll.get("runtime_s_min"), ll.get("runtime_s_max"), ll.get("seed")) == (50.0, 40.0, 60.0, 3),
+          json.dumps({k: ll.get(k) for k in ("runtime_s", "runtime_s_min", "runtime_s_max", "seed")}))
+    check("rel_dram of a program: dram's run time over its own", ll.get("rel_dram") == 0.6 and ll.get("rel_dram_max") == 0.75,
+          str(ll.get("rel_dram")))
+    check("dram_frac and the DRAM it used", ll.get("dram_frac") == 0.6 and ll.get("dram_mb_used") == 15.0)
+    goal = [g for g in doc["goals"] if g["goal"] == "liblinear: cxltier beats numab2-tuned on run time"]
+    check("a program's goal: by run time, seed by seed",
+          goal and "median 50.0 s vs 47.5 s" in goal[0]["value"] and "faster in 1 of 2 seeds" in goal[0]["value"]
+          and goal[0]["met"] is False, goal[0]["value"] if goal else json.dumps(doc["goals"]))
+    check("a program's table", "liblinear:" in p.stdout and "40.0-60.0" in p.stdout, p.stdout)
+    p = subprocess.run([REPORT, "--results", res, "--json", out, "--configs", "cxltier,dram",
+                        "--programs", "liblinear"], capture_output=True, text=True)
+    check("a program alone: no Zipf table", p.returncode == 0 and "ops/s" not in p.stdout and "liblinear:" in p.stdout,
+          p.stdout + p.stderr)
 
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

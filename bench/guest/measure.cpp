@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+// The guest benchmark's shared measurements (measure.hpp).
+#include "measure.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <ctime>
+#include <dirent.h>
+#include <fstream>
+#include <sstream>
+
+namespace cxlt_bench {
+
+double now()
+{
+	timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
+std::string read_file(const std::string &path)
+{
+	std::ifstream f(path);
+	std::stringstream s;
+
+	s << f.rdbuf();
+	return s.str();
+}
+
+std::set<int> parse_nodelist(const std::string &s)
+{
+	std::set<int> nodes;
+	std::stringstream in(s);
+	std::string part;
+
+	while (std::getline(in, part, ',')) {
+		part.erase(std::remove_if(part.begin(), part.end(), ::isspace), part.end());
+		if (part.empty())
+			continue;
+		auto dash = part.find('-');
+		int a = std::stoi(part.substr(0, dash));
+		int b = dash == std::string::npos ? a : std::stoi(part.substr(dash + 1));
+		for (int n = a; n <= b; n++)
+			nodes.insert(n);
+	}
+	return nodes;
+}
+
+std::map<std::string, uint64_t> thread_cpu(const std::vector<std::string> &prefixes)
+{
+	std::map<std::string, uint64_t> out;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return out;
+	while (dirent *e = readdir(d)) {
+		if (!isdigit(static_cast<unsigned char>(e->d_name[0])))
+			continue;
+		std::string dir = std::string("/proc/") + e->d_name;
+		std::string comm = read_file(dir + "/comm");
+
+		while (!comm.empty() && comm.back() == '\n')
+			comm.pop_back();
+		for (const auto &p : prefixes) {
+			if (comm.compare(0, p.size(), p))
+				continue;
+			// schedstat: time on the CPU (ns), time waiting, timeslices.
+			uint64_t ns = 0;
+			std::stringstream(read_file(dir + "/schedstat")) >> ns;
+			out[p] += ns;
+			break;
+		}
+	}
+	closedir(d);
+	return out;
+}
+
+std::map<std::string, uint64_t> vmstat()
+{
+	std::map<std::string, uint64_t> out;
+	std::stringstream in(read_file("/proc/vmstat"));
+	std::string key;
+	uint64_t v;
+
+	while (in >> key >> v) {
+		if (!key.starts_with("pgpromote_") && !key.starts_with("pgdemote_") &&
+		    !key.starts_with("numa_") && !key.starts_with("pgmigrate_") &&
+		    !key.starts_with("thp_migration_"))
+			continue;
+		out[key] = v;
+	}
+	return out;
+}
+
+std::map<std::string, uint64_t> dir_counters(const std::string &dir)
+{
+	std::map<std::string, uint64_t> out;
+	DIR *d = dir.empty() ? nullptr : opendir(dir.c_str());
+
+	if (!d)
+		return out;
+	while (dirent *e = readdir(d)) {
+		if (e->d_name[0] == '.')
+			continue;
+		std::string text = read_file(dir + "/" + e->d_name);
+		char *end;
+		errno = 0;
+		uint64_t v = strtoull(text.c_str(), &end, 10);
+		if (!errno && end != text.c_str() && (*end == '\n' || !*end))
+			out[e->d_name] = v;
+	}
+	closedir(d);
+	return out;
+}
+
+uint64_t free_kb(const std::set<int> &nodes)
+{
+	uint64_t sum = 0;
+
+	for (int n : nodes) {
+		std::stringstream in(read_file("/sys/devices/system/node/node" + std::to_string(n) +
+					       "/meminfo"));
+		std::string line;
+		while (std::getline(in, line)) {
+			auto at = line.find("MemFree:");
+			if (at != std::string::npos)
+				sum += std::stoull(line.substr(at + 8));
+		}
+	}
+	return sum;
+}
+
+json delta(const std::map<std::string, uint64_t> &a, const std::map<std::string, uint64_t> &b)
+{
+	json d = json::object();
+
+	for (const auto &[k, v] : b) {
+		auto it = a.find(k);
+		d[k] = int64_t(v - (it == a.end() ? 0 : it->second));
+	}
+	return d;
+}
+
+json delta(const json &a, const json &b)
+{
+	if (b.is_null())
+		return nullptr;
+	json d = json::object();
+	for (const auto &[k, v] : b.items()) {
+		uint64_t was = a.is_object() ? a.value(k, uint64_t(0)) : 0;
+		d[k] = int64_t(v.get<uint64_t>() - was);
+	}
+	return d;
+}
+
+void add_into(json &sum, const json &d)
+{
+	if (d.is_null())
+		return;
+	if (sum.is_null())
+		sum = json::object();
+	for (const auto &[k, v] : d.items())
+		sum[k] = sum.value(k, int64_t(0)) + v.get<int64_t>();
+}
+
+std::vector<std::string> split(const std::string &s, char sep)
+{
+	std::vector<std::string> out;
+	std::stringstream in(s);
+	std::string part;
+
+	while (std::getline(in, part, sep))
+		if (!part.empty())
+			out.push_back(part);
+	return out;
+}
+
+} // namespace cxlt_bench

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+// What the guest benchmark's programs (cxlt-bench-zipf, cxlt-bench-prog) read from the
+// guest's kernel to tell what the tiering machinery did and cost, the same way for
+// every row: kernel threads' CPU time, /proc/vmstat, the daemon's counters, free DRAM.
+#ifndef CXLT_BENCH_MEASURE_HPP
+#define CXLT_BENCH_MEASURE_HPP
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace cxlt_bench {
+
+using json = nlohmann::ordered_json;
+
+double now();	// CLOCK_MONOTONIC, seconds
+std::string read_file(const std::string &path);
+std::vector<std::string> split(const std::string &s, char sep);
+
+// A node list as sysfs writes it: "0", "0-2,5".
+std::set<int> parse_nodelist(const std::string &s);
+
+// CPU time (ns) of the kernel threads whose name starts with one of @prefixes,
+// summed by name without the instance suffix ("kswapd0" -> "kswapd").
+std::map<std::string, uint64_t> thread_cpu(const std::vector<std::string> &prefixes);
+
+// The /proc/vmstat counters that tell what tiering did.
+std::map<std::string, uint64_t> vmstat();
+
+// Every file of @dir that holds one decimal number (the daemon's stats/ folder).
+std::map<std::string, uint64_t> dir_counters(const std::string &dir);
+
+// MemFree of the fast nodes, in KiB: how much DRAM a configuration left unused.
+uint64_t free_kb(const std::set<int> &nodes);
+
+// b - a, key by key (a key missing in @a counts from 0); null for a null @b.
+json delta(const std::map<std::string, uint64_t> &a, const std::map<std::string, uint64_t> &b);
+json delta(const json &a, const json &b);
+// sum += d, key by key.
+void add_into(json &sum, const json &d);
+
+// The kernel threads whose CPU time every row accounts.
+inline constexpr const char *TIERING_THREADS =
+	"kswapd,kcompactd,kdamond,cxltierd,kcxltierd,cxltier-procd";
+
+} // namespace cxlt_bench
+
+#endif

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+// cxlt-bench-prog: runs an unmodified program (a row of the guest benchmark's
+// program table: bench/guest/run-configs --programs) and measures it from outside,
+// the same way in every configuration.
+//
+//   cxlt-bench-prog --config C --program NAME [--membind N] [--cgroup DIR]
+//                   [--regions NAME] [--counters DIR] [--interval S] --out FILE -- CMD...
+//
+// The program runs as a child: in the cgroup DIR when given (joined before exec, so
+// that every page it touches is charged there and process mode sees it), bound to
+// node N with --membind (set_mempolicy before exec: the dram and cxl rows), or with
+// its large allocations in a global region (--regions: `cxltierctl run --regions`,
+// the preload allocator, region NAME).  Every --interval seconds the program's
+// writable mappings are located page by page
+// with move_pages(2) on its pid, the kernel's own answer, as cxlt-bench-zipf locates
+// its working set: pages on the fast nodes, on others, not present.  What the
+// program does with its memory is its own: no access counts, so no fast-tier access
+// fraction; dram_frac is the share of its resident pages on DRAM (time-weighted),
+// and the primary result is its run time.  Prints (or writes to --out) one JSON
+// document: the command, its exit status, run time and CPU time, the placement
+// series and what the tiering machinery did meanwhile (measure.hpp).
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <unordered_map>
+
+#include <CLI/CLI.hpp>
+
+#include "measure.hpp"
+
+namespace {
+
+using namespace cxlt_bench;
+
+constexpr size_t PAGE = 4096;
+constexpr int MPOL_BIND_ = 2;	// linux/mempolicy.h: linked statically, no libnuma
+// At most this many pages are located per sample (a stride over larger programs).
+constexpr size_t MAX_SAMPLE = 1 << 18;
+
+struct options {
+	std::string config = "unnamed", program, cgroup, counters, regions, fast_nodes, out, log;
+	std::string threads = TIERING_THREADS;
+	std::string cxltierctl = "cxltierctl";
+	int membind = -1;
+	double interval = 2, pp_window = 10;
+	std::vector<std::string> cmd;
+};
+
+[[noreturn]] void die(const std::string &msg)
+{
+	fprintf(stderr, "cxlt-bench-prog: %s\n", msg.c_str());
+	exit(1);
+}
+
+// The program's writable mappings (heap, anonymous memory, regions, the C library's
+// data): where its data lives.  Its code and read-only files are left out.
+std::vector<std::pair<uintptr_t, uintptr_t>> writable_ranges(pid_t pid)
+{
+	std::vector<std::pair<uintptr_t, uintptr_t>> out;
+	std::stringstream in(read_file("/proc/" + std::to_string(pid) + "/maps"));
+	std::string line;
+
+	while (std::getline(in, line)) {
+		unsigned long a, b;
+		char perms[8] = {};
+		if (sscanf(line.c_str(), "%lx-%lx %7s", &a, &b, perms) != 3 || perms[1] != 'w')
+			continue;
+		if (line.find("[vvar]") != std::string::npos || line.find("[vsyscall]") != std::string::npos)
+			continue;
+		out.push_back({ a, b });
+	}
+	return out;
+}
+
+struct placement {
+	double t = 0;
+	uint64_t fast = 0, slow = 0, absent = 0, moved = 0, pingpong = 0;
+	bool ok = false;
+};
+
+// Where the program's pages are now.  @prev and @last keep each page's tier and the
+// sample it last changed in, for the moves seen and ping-pong (a page seen moving
+// back within --pingpong-window seconds), as cxlt-bench-zipf counts them.
+placement locate(pid_t pid, const std::set<int> &fast, int idx, int pp_samples,
+		 std::unordered_map<uintptr_t, std::pair<int8_t, int>> &prev)
+{
+	placement p;
+	std::vector<void *> addrs;
+	auto ranges = writable_ranges(pid);
+	size_t total = 0;
+
+	for (const auto &[a, b] : ranges)
+		total += (b - a) / PAGE;
+	size_t stride = std::max<size_t>(1, (total + MAX_SAMPLE - 1) / MAX_SAMPLE);
+	for (const auto &[a, b] : ranges)
+		for (uintptr_t x = a; x < b; x += stride * PAGE)
+			addrs.push_back(reinterpret_cast<void *>(x));
+	std::vector<int> status(addrs.size(), -1);
+	for (size_t i = 0; i < addrs.size(); i += 4096) {
+		size_t n = std::min<size_t>(4096, addrs.size() - i);
+		if (syscall(SYS_move_pages, pid, n, addrs.data() + i, nullptr, status.data() + i, 0) < 0)
+			return p;	// the program is gone (ESRCH) or exiting
+	}
+	for (size_t i = 0; i < addrs.size(); i++) {
+		int tier = status[i] < 0 ? -1 : fast.count(status[i]) ? 1 : 0;
+		if (tier < 0) {
+			p.absent += stride;
+			continue;
+		}
+		(tier ? p.fast : p.slow) += stride;
+		auto &[was, when] = prev.try_emplace(reinterpret_cast<uintptr_t>(addrs[i]),
+						     int8_t(tier), -1000000).first->second;
+		if (was != tier) {
+			p.moved += stride;
+			if (idx - when <= pp_samples)
+				p.pingpong += stride;
+			when = idx;
+			was = int8_t(tier);
+		}
+	}
+	p.ok = true;
+	return p;
+}
+
+[[noreturn]] void exec_child(const options &o)
+{
+	// The program goes with us: a row's timeout kills this runner.
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+		_exit(126);
+	if (!o.log.empty()) {
+		int fd = open(o.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
+			_exit(126);
+	}
+	if (!o.cgroup.empty()) {
+		std::ofstream f(o.cgroup + "/cgroup.procs");
+		f << getpid() << std::endl;
+		if (!f) {
+			fprintf(stderr, "cxlt-bench-prog: cannot move into the cgroup %s\n", o.cgroup.c_str());
+			_exit(126);
+		}
+	}
+	if (o.membind >= 0) {
+		unsigned long mask[16] = {};
+		mask[o.membind / 64] |= 1UL << (o.membind % 64);
+		if (syscall(SYS_set_mempolicy, MPOL_BIND_, mask, sizeof(mask) * 8)) {
+			fprintf(stderr, "cxlt-bench-prog: set_mempolicy(node %d): %s\n", o.membind,
+				strerror(errno));
+			_exit(126);
+		}
+	}
+	std::vector<std::string> argv;
+	if (!o.regions.empty()) {
+		setenv("CXLTIER_PRELOAD_NAME", o.regions.c_str(), 1);
+		argv = { o.cxltierctl, "run", "--regions", "--" };
+	}
+	argv.insert(argv.end(), o.cmd.begin(), o.cmd.end());
+	std::vector<char *> args;
+	for (auto &a : argv)
+		args.push_back(a.data());
+	args.push_back(nullptr);
+	execvp(args[0], args.data());
+	fprintf(stderr, "cxlt-bench-prog: cannot run %s: %s\n", args[0], strerror(errno));
+	_exit(127);
+}
+
+int run(const options &o)
+{
+	const std::set<int> fast = parse_nodelist(o.fast_nodes.empty()
+						  ? read_file("/sys/devices/system/node/has_cpu")
+						  : o.fast_nodes);
+	const std::vector<std::string> prefixes = split(o.threads, ',');
+	const int pp_samples = std::max(1, int(std::lround(o.pp_window / o.interval)));
+
+	auto threads0 = thread_cpu(prefixes);
+	auto vm0 = vmstat();
+	auto ctr0 = dir_counters(o.counters);
+	const double t0 = now();
+	pid_t pid = fork();
+	if (pid < 0)
+		die(std::string("fork: ") + strerror(errno));
+	if (pid == 0)
+		exec_child(o);
+
+	std::unordered_map<uintptr_t, std::pair<int8_t, int>> prev;
+	std::vector<placement> series;
+	double next = t0 + o.interval, fast_free = 0;
+	int status = 0, idx = 0;
+	rusage ru{};
+	// Wait for the program, locating its pages every interval.
+	for (;;) {
+		pid_t r = wait4(pid, &status, WNOHANG, &ru);
+		if (r < 0)
+			die(std::string("wait4: ") + strerror(errno));
+		if (r == pid)
+			break;
+		if (now() >= next) {
+			placement p = locate(pid, fast, idx++, pp_samples, prev);
+			p.t = now() - t0;
+			if (p.ok && p.fast + p.slow > 0) {
+				series.push_back(p);
+				fast_free += double(free_kb(fast));
+			}
+			next = now() + o.interval;
+		}
+		usleep(20000);
+	}
+	const double runtime = now() - t0;
+
+	// Time-weighted means over the samples (each stands for the time since the last).
+	double w = 0, frac = 0, fast_mb = 0, res_mb = 0, res_max = 0, tprev = 0;
+	uint64_t moved = 0, pingpong = 0;
+	for (const auto &p : series) {
+		double dt = std::max(1e-3, p.t - tprev), res = double(p.fast + p.slow);
+		tprev = p.t;
+		w += dt;
+		frac += dt * double(p.fast) / res;
+		fast_mb += dt * double(p.fast) * PAGE / (1 << 20);
+		res_mb += dt * res * PAGE / (1 << 20);
+		res_max = std::max(res_max, res * PAGE / (1 << 20));
+		moved += p.moved;
+		pingpong += p.pingpong;
+	}
+	json threads = delta(threads0, thread_cpu(prefixes));
+	uint64_t thr_ns = 0;
+	for (const auto &[k, v] : threads.items())
+		thr_ns += uint64_t(v.get<int64_t>());
+
+	json doc;
+	doc["config"] = o.config;
+	doc["program"] = o.program;
+	doc["command"] = o.cmd;
+	doc["workload"] = { { "backend", o.regions.empty() ? "anon" : "region" },
+			    { "region", o.regions }, { "membind", o.membind }, { "cgroup", o.cgroup },
+			    { "fast_nodes", std::vector<int>(fast.begin(), fast.end()) },
+			    { "interval_s", o.interval }, { "pingpong_window_s", o.pp_window },
+			    { "locator", "move_pages" } };
+	doc["exit_status"] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	doc["runtime_s"] = runtime;
+	doc["cpu_user_s"] = double(ru.ru_utime.tv_sec) + double(ru.ru_utime.tv_usec) * 1e-6;
+	doc["cpu_sys_s"] = double(ru.ru_stime.tv_sec) + double(ru.ru_stime.tv_usec) * 1e-6;
+	doc["max_rss_mb"] = double(ru.ru_maxrss) / 1024;
+	json s;
+	s["seconds"] = runtime;
+	s["samples"] = series.size();
+	s["dram_frac"] = w > 0 ? frac / w : 0.0;
+	s["fast_mb_mean"] = w > 0 ? fast_mb / w : 0.0;
+	s["resident_mb_mean"] = w > 0 ? res_mb / w : 0.0;
+	s["resident_mb_max"] = res_max;
+	s["fast_free_mb_mean"] = series.empty() ? 0.0 : fast_free / double(series.size()) / 1024;
+	s["moved_pages_seen"] = moved;
+	s["pingpong_seen"] = pingpong;
+	s["cpu_threads_pct"] = 100.0 * double(thr_ns) / (runtime * 1e9);
+	// The program's system time: the kernel's tiering work in its context (hinting
+	// faults, migrations on fault), as cxlt-bench-zipf counts its own.
+	s["cpu_app_sys_pct"] = 100.0 * doc["cpu_sys_s"].get<double>() / runtime;
+	s["cpu_threads_ns"] = threads;
+	s["vmstat"] = delta(vm0, vmstat());
+	s["backend"] = nullptr;
+	auto ctr1 = dir_counters(o.counters);
+	s["counters"] = o.counters.empty() ? json(nullptr) : delta(ctr0, ctr1);
+	doc["steady"] = s;
+	if (!o.counters.empty())
+		doc["counters_end"] = ctr1;
+	json ser = json::array();
+	for (const auto &p : series)
+		ser.push_back({ { "t", p.t }, { "fast_pages", p.fast }, { "slow_pages", p.slow },
+				{ "absent_pages", p.absent }, { "moved_seen", p.moved },
+				{ "pingpong_seen", p.pingpong } });
+	doc["series"] = ser;
+
+	std::string text = doc.dump(1) + "\n";
+	if (o.out.empty()) {
+		fputs(text.c_str(), stdout);
+	} else {
+		std::ofstream f(o.out);
+		f << text;
+		if (!f)
+			die("cannot write " + o.out);
+	}
+	if (doc["exit_status"] != 0) {
+		fprintf(stderr, "cxlt-bench-prog: %s exited with status %d\n", o.cmd[0].c_str(),
+			doc["exit_status"].get<int>());
+		return 1;
+	}
+	return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	options o;
+	CLI::App app{ "cxlt-bench-prog: run a program and measure where its pages are "
+		      "(move_pages(2)) and what tiering did meanwhile (JSON)" };
+
+	app.add_option("--config", o.config, "label copied into the output");
+	app.add_option("--program", o.program, "the program's name in the tables")->required();
+	app.add_option("--membind", o.membind, "bind the program's memory to this node")
+		->check(CLI::Range(0, 1023));
+	app.add_option("--cgroup", o.cgroup, "cgroup folder the program runs in");
+	app.add_option("--regions", o.regions,
+		       "run it under `cxltierctl run --regions`, its region named so");
+	app.add_option("--cxltierctl", o.cxltierctl, "the cxltierctl to run it with");
+	app.add_option("--counters", o.counters,
+		       "folder of counter files (one number each) to sample before and after");
+	app.add_option("--fast-nodes", o.fast_nodes, "node list of the fast tier (default: nodes with CPUs)");
+	app.add_option("--threads", o.threads, "comma-separated name prefixes of the kernel threads to account");
+	app.add_option("--interval", o.interval, "seconds between placement samples")
+		->check(CLI::Range(0.05, 3600.0));
+	app.add_option("--pingpong-window", o.pp_window,
+		       "seconds: a page seen changing tier twice within it counts as ping-pong");
+	app.add_option("--log", o.log, "the program's stdout and stderr go here (default: ours)");
+	app.add_option("--out", o.out, "write the JSON here instead of stdout");
+	app.add_option("cmd", o.cmd, "the program and its arguments (after --)")->required();
+	CLI11_PARSE(app, argc, argv);
+	if (!o.regions.empty() && o.membind >= 0)
+		die("--regions and --membind exclude each other");
+	return run(o);
+}

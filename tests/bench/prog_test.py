@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The guest benchmark's real-program tools on the host: cxlt-bench-svmdata writes
+the same valid LIBSVM data for a seed, cxlt-bench-prog runs a program and locates
+its pages from outside (move_pages(2) on its pid), reports its exit status, and
+takes it down when it is killed itself (a row's timeout).
+Run by ctest as: prog_test.py PATH/TO/cxlt-bench-svmdata PATH/TO/cxlt-bench-prog.
+Prints TAP."""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SVMDATA, PROG = sys.argv[1], sys.argv[2]
+n = failed = 0
+
+
+def check(what, ok, detail=""):
+    global n, failed
+    n += 1
+    print(("ok" if ok else "not ok") + f" {n} {what}" + ("" if ok else f" # {detail}"))
+    failed += not ok
+
+
+def svm(tmp, name, *args):
+    path = os.path.join(tmp, name)
+    p = subprocess.run([SVMDATA, "--out", path, *args], capture_output=True, text=True)
+    return p, (open(path).read() if p.returncode == 0 else "")
+
+
+def valid(text, k, nfeat):
+    for line in text.splitlines():
+        parts = line.split()
+        if parts[0] not in ("+1", "-1") or len(parts) != k + 1:
+            return f"bad line {line!r}"
+        idx = [int(x.split(":")[0]) for x in parts[1:]]
+        if idx != sorted(set(idx)) or idx[0] < 1 or idx[-1] > nfeat:
+            return f"indices not ascending, distinct, in 1..{nfeat}: {line!r}"
+        if not all(re.fullmatch(r"[01]\.\d{3}", x.split(":")[1]) for x in parts[1:]):
+            return f"values not in (0, 1]: {line!r}"
+    return ""
+
+
+def prog(tmp, *args, cmd):
+    out = os.path.join(tmp, "prog.json")
+    if os.path.exists(out):
+        os.unlink(out)
+    p = subprocess.run([PROG, "--program", "t", "--config", "c", "--interval", "0.2",
+                        "--out", out, *args, "--", *cmd], capture_output=True, text=True,
+                       timeout=120)
+    return p, (json.load(open(out)) if os.path.exists(out) else {})
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    args = ["--instances", "500", "--nonzeros", "8", "--features", "1000"]
+    p1, a = svm(tmp, "a", "--seed", "1", *args)
+    p2, b = svm(tmp, "b", "--seed", "1", *args)
+    p3, c = svm(tmp, "c", "--seed", "2", *args)
+    check("svmdata: the same data for a seed, other data for another",
+          p1.returncode == 0 and a and a == b and a != c, p1.stderr)
+    check("svmdata: 500 lines of a label and 8 ascending distinct features with values in (0, 1]",
+          len(a.splitlines()) == 500 and not valid(a, 8, 1000), valid(a, 8, 1000))
+    labels = [line.split()[0] for line in a.splitlines()]
+    check("svmdata: both classes", 100 < labels.count("+1") < 400, str(labels.count("+1")))
+    counts = {}
+    for line in a.splitlines():
+        for x in line.split()[1:]:
+            counts[x.split(":")[0]] = counts.get(x.split(":")[0], 0) + 1
+    check("svmdata: Zipf features (feature 1 far more frequent than feature 900)",
+          counts.get("1", 0) > 50 * max(1, counts.get("900", 0)) // 10, f"{counts.get('1')} {counts.get('900')}")
+    p, _ = svm(tmp, "d", "--nonzeros", "20", "--features", "10")
+    check("svmdata: more nonzeros than features is refused", p.returncode != 0 and "features" in p.stderr, p.stderr)
+
+    # A program with 64 MiB of its own memory, written, held for a while.
+    hold = ("import time; b = bytearray(64 << 20)\n"
+            "for i in range(0, len(b), 4096): b[i] = 1\n"
+            "time.sleep(1.5)")
+    p, d = prog(tmp, cmd=["python3", "-c", hold])
+    s = d.get("steady", {})
+    check("prog: runs the program, exit status 0", p.returncode == 0 and d.get("exit_status") == 0, p.stderr)
+    check("prog: its run time", d.get("runtime_s", 0) >= 1.5, str(d.get("runtime_s")))
+    check("prog: its pages located from outside (64 MiB resident at most)",
+          s.get("resident_mb_max", 0) >= 64 and s.get("samples", 0) >= 3,
+          f"{s.get('resident_mb_max')} MiB in {s.get('samples')} samples")
+    fast = set(int(x) for x in open("/sys/devices/system/node/has_cpu").read().strip().replace("-", ",").split(",") if x)
+    check("prog: on a machine of DRAM alone every page is on DRAM",
+          fast != {0} or abs(s.get("dram_frac", 0) - 1.0) < 1e-9, str(s.get("dram_frac")))
+    p, d = prog(tmp, "--membind", "0", cmd=["python3", "-c", hold])
+    check("prog: --membind binds it (node 0)", p.returncode == 0 and d.get("steady", {}).get("resident_mb_max", 0) >= 64,
+          p.stderr)
+    p, d = prog(tmp, cmd=["sh", "-c", "exit 3"])
+    check("prog: a program that fails: its status, and we fail", p.returncode == 1 and d.get("exit_status") == 3,
+          f"{p.returncode} {d.get('exit_status')}")
+    p, d = prog(tmp, cmd=["/nonexistent/program"])
+    check("prog: a program that cannot run: 127, and why", d.get("exit_status") == 127 and "cannot run" in p.stderr,
+          p.stderr)
+    p, d = prog(tmp, "--regions", "r", "--membind", "0", cmd=["true"])
+    check("prog: --regions with --membind is refused", p.returncode != 0 and "exclude" in p.stderr, p.stderr)
+    p, d = prog(tmp, "--cgroup", os.path.join(tmp, "no-such-cgroup"), cmd=["true"])
+    check("prog: a cgroup it cannot join fails the run", p.returncode != 0 and d.get("exit_status") == 126, p.stderr)
+
+    # Killed (a row's timeout), it takes the program with it.
+    mark = os.path.join(tmp, "child.pid")
+    r = subprocess.Popen([PROG, "--program", "t", "--out", os.path.join(tmp, "k.json"), "--",
+                          "sh", "-c", f"echo $$ > {mark}; exec sleep 60"])
+    for _ in range(100):
+        if os.path.exists(mark) and open(mark).read().strip():
+            break
+        time.sleep(0.05)
+    child = int(open(mark).read())
+    r.send_signal(signal.SIGTERM)
+    r.wait(timeout=30)
+    gone = False
+    for _ in range(100):
+        try:
+            os.kill(child, 0)
+            # A zombie of init's counts as gone.
+            if open(f"/proc/{child}/stat").read().split(")")[1].split()[0] == "Z":
+                gone = True
+                break
+        except (ProcessLookupError, FileNotFoundError):
+            gone = True
+            break
+        time.sleep(0.05)
+    if not gone:
+        os.kill(child, signal.SIGKILL)
+    check("prog: killed, it kills the program", gone)
+
+print(f"1..{n}")
+sys.exit(1 if failed else 0)
