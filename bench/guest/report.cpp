@@ -203,6 +203,22 @@ std::pair<int64_t, int64_t> moves(const json &r)
 	return { num(r["vmstat"], "pgpromote_success"), prefixed_sum(r["vmstat"], "pgdemote_") };
 }
 
+// A table's rel_dram cell: "-" before dram's run is known.
+std::string rel_dram_cell(const json &r)
+{
+	return r["rel_dram"].is_null() ? std::string("-")
+				       : fmt::format("{:.3f}", r["rel_dram"].get<double>());
+}
+
+// A skipped row's line, with why; false for a row that ran.
+bool print_skipped(const std::string &c, const json &r)
+{
+	if (!r.contains("skipped"))
+		return false;
+	fmt::print("{:<14} skipped: {}\n", c, r["skipped"].get<std::string>());
+	return true;
+}
+
 void print_table(const std::vector<row> &rows)
 {
 	fmt::print("{:<14} {:>10} {:>17} {:>8} {:>6} {:>11} {:>7} {:>6} {:>9} {:>8} {:>6} {:>8} {:>8} {:>10}\n",
@@ -210,15 +226,12 @@ void print_table(const std::vector<row> &rows)
 		   "ftaf_wu", "DRAM", "migr_MiB", "pingpong", "cpu%", "promoted", "demoted",
 		   "ops/s_wu");
 	for (const auto &[c, r] : rows) {
-		if (r.contains("skipped")) {
-			fmt::print("{:<14} skipped: {}\n", c, r["skipped"].get<std::string>());
+		if (print_skipped(c, r))
 			continue;
-		}
 		auto [promoted, demoted] = moves(r);
 		fmt::print("{:<14} {:>10.0f} {:>17} {:>8} {:>6.3f} {:>11} {:>7.3f} {:>6.1f} {:>9} {:>8} {:>6.1f} {:>8} {:>8} {:>10.0f}\n",
 			   c, r["ops_per_s"].get<double>(), range(r, "ops_per_s", ".0f"),
-			   r["rel_dram"].is_null() ? std::string("-")
-						   : fmt::format("{:.3f}", r["rel_dram"].get<double>()),
+			   rel_dram_cell(r),
 			   r["ftaf"].get<double>(), range(r, "ftaf", ".3f"),
 			   r["warmup"]["ftaf"].get<double>(),
 			   r["fast_mb"].get<double>(), mib(r["migrated_bytes"].get<double>()),
@@ -233,15 +246,12 @@ void print_prog_table(const std::string &prog, const std::vector<row> &rows)
 		   prog, "config", "runtime_s", "min-max", "rel_dram", "dram_frac", "DRAM",
 		   "resident", "migr_MiB", "pingpong", "cpu%", "promoted", "demoted");
 	for (const auto &[c, r] : rows) {
-		if (r.contains("skipped")) {
-			fmt::print("{:<14} skipped: {}\n", c, r["skipped"].get<std::string>());
+		if (print_skipped(c, r))
 			continue;
-		}
 		auto [promoted, demoted] = moves(r);
 		fmt::print("{:<14} {:>9.1f} {:>13} {:>8} {:>9.3f} {:>6.1f} {:>8.1f} {:>9} {:>8} {:>6.1f} {:>8} {:>8}\n",
 			   c, r["runtime_s"].get<double>(), range(r, "runtime_s", ".1f"),
-			   r["rel_dram"].is_null() ? std::string("-")
-						   : fmt::format("{:.3f}", r["rel_dram"].get<double>()),
+			   rel_dram_cell(r),
 			   r["dram_frac"].get<double>(), r["dram_mb_used"].get<double>(),
 			   r["resident_mb"].get<double>(), mib(r["migrated_bytes"].get<double>()),
 			   r["pingpong"].get<uint64_t>(), r["cpu_pct"].get<double>(), promoted, demoted);
