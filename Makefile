@@ -12,8 +12,8 @@
 #   make demo         boot the default emulated CXL topology and show what cxltier does
 #   make bench-sim    run the policy simulator (bench/out/sim.json, bench/out/*.png)
 #   make bench        the guest benchmark: boots of the pool topology, the same Zipf
-#                     workload and liblinear-train on cxltier, the kernel's tiering,
-#                     DAMON, DRAM and CXL, three seeds
+#                     workload, liblinear-train and redis-server on cxltier, the
+#                     kernel's tiering, DAMON, DRAM and CXL, three seeds
 #                     (bench/out/guest.json, bench/out/guest.png; bench/run-guest)
 #   make bench-ckpt   the checkpoint benchmark: one boot of the persist topology, commit
 #                     and restore of a 64 MiB state against a file written with msync
@@ -246,7 +246,7 @@ bench-sim: userspace
 # preload of `cxltierctl run --regions` (rows of their own), not the host tests, not
 # the selftests (the image takes them when they are built).
 bench: module guest-tools
-	cmake --build $(BUILD) --target cxlt-bench-zipf cxlt-bench-pin cxlt-bench-prog \
+	cmake --build $(BUILD) --target cxlt-bench-zipf cxlt-bench-pin cxlt-bench-prog cxlt-bench-redisload \
 		cxlt-bench-svmdata cxlt-bench-report cxltier-procd cxltier_preload
 	qemu/build-guest --build $(BUILD)
 	@bench/run-guest $(BUILD)

@@ -6,9 +6,11 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <cmath>
 #include <ctime>
 #include <dirent.h>
 #include <fstream>
+#include <numeric>
 #include <sstream>
 
 namespace cxlt_bench {
@@ -176,6 +178,68 @@ std::vector<std::string> split(const std::string &s, char sep)
 		if (!part.empty())
 			out.push_back(part);
 	return out;
+}
+
+std::vector<double> zipf_weights(size_t n, double s)
+{
+	std::vector<double> w(n);
+	double total = 0;
+
+	for (size_t k = 0; k < n; k++)
+		total += w[k] = std::pow(double(k + 1), -s);
+	for (auto &x : w)
+		x /= total;
+	return w;
+}
+
+std::vector<uint32_t> seeded_permutation(size_t n)
+{
+	std::vector<uint32_t> perm(n);
+
+	std::iota(perm.begin(), perm.end(), 0);
+	return perm;
+}
+
+std::vector<uint32_t> seeded_permutation(size_t n, cxltier::sim::rng &r)
+{
+	std::vector<uint32_t> perm = seeded_permutation(n);
+
+	for (size_t i = n - 1; n && i > 0; i--)
+		std::swap(perm[i], perm[r.below(uint32_t(i + 1))]);
+	return perm;
+}
+
+static uint32_t alias_threshold(double q)
+{
+	return q >= 1.0 ? UINT32_MAX : uint32_t(q * 4294967296.0);
+}
+
+alias_table::alias_table(const std::vector<double> &p) : prob_(p.size()), alias_(p.size())
+{
+	size_t n = p.size();
+	std::vector<double> q(n);
+	std::vector<uint32_t> small, large;
+
+	for (size_t i = 0; i < n; i++) {
+		q[i] = p[i] * double(n);
+		(q[i] < 1.0 ? small : large).push_back(uint32_t(i));
+	}
+	while (!small.empty() && !large.empty()) {
+		uint32_t s = small.back(), l = large.back();
+
+		small.pop_back();
+		prob_[s] = alias_threshold(q[s]);
+		alias_[s] = l;
+		q[l] -= 1.0 - q[s];
+		if (q[l] < 1.0) {
+			large.pop_back();
+			small.push_back(l);
+		}
+	}
+	for (uint32_t i : large)
+		prob_[i] = UINT32_MAX, alias_[i] = i;
+	for (uint32_t i : small)
+		prob_[i] = UINT32_MAX, alias_[i] = i;
 }
 
 } // namespace cxlt_bench

@@ -2,6 +2,8 @@
 // What the guest benchmark's programs (cxlt-bench-zipf, cxlt-bench-prog) read from the
 // guest's kernel to tell what the tiering machinery did and cost, the same way for
 // every row: kernel threads' CPU time, /proc/vmstat, the daemon's counters, free DRAM.
+// And the Zipf draws that cxlt-bench-zipf (over pages) and cxlt-bench-redisload (over
+// keys) share: the weights, the seeded permutation of the ranks, the alias table.
 #ifndef CXLT_BENCH_MEASURE_HPP
 #define CXLT_BENCH_MEASURE_HPP
 
@@ -12,6 +14,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "../sim/rng.hpp"
 
 namespace cxlt_bench {
 
@@ -42,6 +46,32 @@ json delta(const std::map<std::string, uint64_t> &a, const std::map<std::string,
 json delta(const json &a, const json &b);
 // sum += d, key by key.
 void add_into(json &sum, const json &d);
+
+// Zipf(s) over @n items by rank: rank k (0-based) has weight (k + 1)^-s, normalized
+// to a sum of 1.
+std::vector<double> zipf_weights(size_t n, double s);
+
+// perm[k] is the item of rank k: 0 .. n-1 shuffled (Fisher-Yates, drawing from @r),
+// so that the hot items are not the first ones; in order without @r.
+std::vector<uint32_t> seeded_permutation(size_t n, cxltier::sim::rng &r);
+std::vector<uint32_t> seeded_permutation(size_t n);
+
+// Vose's alias method: one random number per draw, whatever the number of items.
+class alias_table {
+public:
+	explicit alias_table(const std::vector<double> &p);
+
+	// The high 32 bits pick a column, the low 32 bits choose it or its alias.
+	uint32_t draw(uint64_t r) const
+	{
+		uint32_t col = uint32_t(((r >> 32) * uint64_t(prob_.size())) >> 32);
+
+		return uint32_t(r) < prob_[col] ? col : alias_[col];
+	}
+
+private:
+	std::vector<uint32_t> prob_, alias_;
+};
 
 // The kernel threads whose CPU time every row accounts.
 inline constexpr const char *TIERING_THREADS =

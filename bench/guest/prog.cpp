@@ -5,6 +5,8 @@
 //
 //   cxlt-bench-prog --config C --program NAME [--membind N] [--cgroup DIR]
 //                   [--regions NAME] [--counters DIR] [--interval S] --out FILE -- CMD...
+//   cxlt-bench-prog ... --ready ADDR [--ready-timeout S] [--client-timeout S]
+//                   -- SERVER... --client-- CLIENT...
 //
 // The program runs as a child: in the cgroup DIR when given (joined before exec, so
 // that every page it touches is charged there and process mode sees it), bound to
@@ -19,16 +21,39 @@
 // and the primary result is its run time.  Prints (or writes to --out) one JSON
 // document: the command, its exit status, run time and CPU time, the placement
 // series and what the tiering machinery did meanwhile (measure.hpp).
+//
+// Server mode (--ready, and the command split by --client--: redis): the program is
+// a server, measured as above from its start.  Once ADDR (unix:PATH, tcp:PORT or
+// tcp:HOST:PORT, an IPv4 host; 127.0.0.1 by default) accepts a connection, within
+// --ready-timeout seconds, the client runs; what it prints on stdout must be a JSON
+// object with a number ops_per_s, which becomes the row's result (higher is better;
+// runtime_s is then the server's time until the client ended).  Then the server is
+// stopped (SIGTERM, SIGKILL after --stop-timeout seconds).  A client that fails, does
+// not end within --client-timeout seconds or prints no ops_per_s, and a server that
+// exits before it is ready or while the client runs, fail the run (with why, in
+// "error" and on stderr).
+// What is fair to the client: it is the load, not the measured program.  It runs
+// outside --cgroup (process mode and DAMON's memcg filter leave it alone, its memory
+// is not charged with the server's), not under --membind (in the cxl row the
+// server's memory is on CXL, the client's on DRAM as in every other row) and not
+// under `cxltierctl run --regions`.  The DRAM limit of a row is the node's, not a
+// cgroup's: the client's few MiB count against it in every row alike, and the
+// client can lock them (cxlt-bench-redisload --mlock) so that no tiering moves them.
+// Both children die with this runner (PR_SET_PDEATHSIG): a row's timeout ends them.
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <fstream>
+#include <netinet/in.h>
 #include <sstream>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -54,7 +79,14 @@ struct options {
 	int membind = -1;
 	double interval = 2, pp_window = 10;
 	std::vector<std::string> cmd;
+	// Server mode: the client's command (after --client--), where the server listens.
+	std::vector<std::string> client;
+	std::string ready;
+	double ready_timeout = 60, client_timeout = 1800, stop_timeout = 10;
 };
+
+// The separator of the server's command and the client's.
+constexpr const char *CLIENT_SEP = "--client--";
 
 [[noreturn]] void die(const std::string &msg)
 {
@@ -132,6 +164,92 @@ placement locate(pid_t pid, const std::set<int> &fast, int idx, int pp_samples,
 	return p;
 }
 
+// Where a server listens (--ready): a Unix socket or a TCP port.
+struct address {
+	sockaddr_storage sa{};
+	socklen_t len = 0;
+};
+
+address parse_address(const std::string &s)
+{
+	address a;
+
+	if (s.starts_with("unix:")) {
+		std::string path = s.substr(5);
+		auto *u = reinterpret_cast<sockaddr_un *>(&a.sa);
+		if (path.empty() || path.size() >= sizeof(u->sun_path))
+			die("--ready " + s + ": unix:PATH needs a path of 1 to " +
+			    std::to_string(sizeof(u->sun_path) - 1) + " bytes");
+		u->sun_family = AF_UNIX;
+		memcpy(u->sun_path, path.c_str(), path.size());
+		a.len = sizeof(*u);
+		return a;
+	}
+	if (s.starts_with("tcp:")) {
+		std::string rest = s.substr(4), host = "127.0.0.1", port = rest;
+		auto colon = rest.rfind(':');
+		if (colon != std::string::npos)
+			host = rest.substr(0, colon), port = rest.substr(colon + 1);
+		auto *in = reinterpret_cast<sockaddr_in *>(&a.sa);
+		char *end = nullptr;
+		long n = strtol(port.c_str(), &end, 10);
+		if (port.empty() || *end || n < 1 || n > 65535 ||
+		    inet_pton(AF_INET, host.c_str(), &in->sin_addr) != 1)
+			die("--ready " + s + ": tcp:PORT or tcp:HOST:PORT needs a port from 1 to 65535 "
+			    "and an IPv4 host");
+		in->sin_family = AF_INET;
+		in->sin_port = htons(uint16_t(n));
+		a.len = sizeof(*in);
+		return a;
+	}
+	die("--ready " + s + ": give unix:PATH, tcp:PORT or tcp:HOST:PORT");
+}
+
+// Does the server accept connections yet?
+bool accepts(const address &a)
+{
+	int fd = socket(a.sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		die(std::string("socket: ") + strerror(errno));
+	bool ok = connect(fd, reinterpret_cast<const sockaddr *>(&a.sa), a.len) == 0;
+	close(fd);
+	return ok;
+}
+
+// "status N" or "signal N" of a wait status.
+std::string how(int status)
+{
+	return WIFEXITED(status) ? "status " + std::to_string(WEXITSTATUS(status))
+				 : "signal " + std::to_string(WTERMSIG(status));
+}
+
+int exit_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+[[noreturn]] void exec_argv(const std::vector<std::string> &argv)
+{
+	std::vector<char *> args;
+	for (const auto &a : argv)
+		args.push_back(strdup(a.c_str()));
+	args.push_back(nullptr);
+	execvp(args[0], args.data());
+	fprintf(stderr, "cxlt-bench-prog: cannot run %s: %s\n", args[0], strerror(errno));
+	_exit(127);
+}
+
+// The client of server mode: stdout into @out_fd, nothing else of the row's.
+[[noreturn]] void exec_client(const options &o, int out_fd)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+		_exit(126);
+	if (dup2(out_fd, STDOUT_FILENO) < 0)
+		_exit(126);
+	exec_argv(o.client);
+}
+
 [[noreturn]] void exec_child(const options &o)
 {
 	// The program goes with us: a row's timeout kills this runner.
@@ -165,13 +283,19 @@ placement locate(pid_t pid, const std::set<int> &fast, int idx, int pp_samples,
 		argv = { o.cxltierctl, "run", "--regions", "--" };
 	}
 	argv.insert(argv.end(), o.cmd.begin(), o.cmd.end());
-	std::vector<char *> args;
-	for (auto &a : argv)
-		args.push_back(a.data());
-	args.push_back(nullptr);
-	execvp(args[0], args.data());
-	fprintf(stderr, "cxlt-bench-prog: cannot run %s: %s\n", args[0], strerror(errno));
-	_exit(127);
+	exec_argv(argv);
+}
+
+std::string fmt_s(double s)
+{
+	char b[32];
+	snprintf(b, sizeof(b), "%g", s);
+	return b;
+}
+
+std::string fmt_server(const options &o)
+{
+	return "the server " + o.cmd[0];
 }
 
 int run(const options &o)
@@ -181,6 +305,11 @@ int run(const options &o)
 						  : o.fast_nodes);
 	const std::vector<std::string> prefixes = split(o.threads, ',');
 	const int pp_samples = std::max(1, int(std::lround(o.pp_window / o.interval)));
+
+	const bool server = !o.client.empty();
+	address addr;
+	if (server)
+		addr = parse_address(o.ready);
 
 	auto threads0 = thread_cpu(prefixes);
 	auto vm0 = vmstat();
@@ -197,12 +326,77 @@ int run(const options &o)
 	double next = t0 + o.interval, fast_free = 0;
 	int status = 0, idx = 0;
 	rusage ru{};
-	// Wait for the program, locating its pages every interval.
+	// Server mode: the client, its output, what went wrong (empty: nothing).
+	pid_t cpid = -1;
+	int cout_fd = -1, cstatus = 0, fail_code = 0;
+	bool server_done = false, client_done = false;
+	double ready_s = -1, client_t0 = 0, client_t1 = 0;
+	std::string cout_text, error;
+	rusage cru{};
+	auto drain = [&] {
+		char buf[4096];
+		ssize_t n;
+		while (cout_fd >= 0 && (n = read(cout_fd, buf, sizeof(buf))) > 0)
+			cout_text.append(buf, size_t(n));
+	};
+	auto fail = [&](int code, const std::string &why) {
+		if (error.empty())
+			error = why, fail_code = code ? code : 1;
+	};
+	// Wait for the program, locating its pages every interval; in server mode, for
+	// it to accept connections, then for the client.
 	for (;;) {
-		pid_t r = wait4(pid, &status, WNOHANG, &ru);
-		if (r < 0)
-			die(std::string("wait4: ") + strerror(errno));
-		if (r == pid)
+		if (!server_done) {
+			pid_t r = wait4(pid, &status, WNOHANG, &ru);
+			if (r < 0)
+				die(std::string("wait4: ") + strerror(errno));
+			if (r == pid) {
+				server_done = true;
+				if (!server)
+					break;
+				fail(exit_code(status), fmt_server(o) + " exited with " + how(status) +
+				     (cpid < 0 ? " before it accepted connections at " + o.ready
+					       : " while the client ran"));
+			}
+		}
+		if (server && error.empty() && cpid < 0) {
+			if (accepts(addr)) {
+				ready_s = now() - t0;
+				int fds[2];
+				if (pipe2(fds, O_CLOEXEC))
+					die(std::string("pipe: ") + strerror(errno));
+				client_t0 = now();
+				cpid = fork();
+				if (cpid < 0)
+					die(std::string("fork: ") + strerror(errno));
+				if (cpid == 0)
+					exec_client(o, fds[1]);
+				close(fds[1]);
+				cout_fd = fds[0];
+				fcntl(cout_fd, F_SETFL, O_NONBLOCK);
+			} else if (now() - t0 > o.ready_timeout) {
+				fail(124, fmt_server(o) + " did not accept connections at " + o.ready +
+				     " within " + fmt_s(o.ready_timeout) + " s (--ready-timeout)");
+			}
+		}
+		if (server && cpid > 0 && !client_done) {
+			drain();
+			pid_t r = wait4(cpid, &cstatus, WNOHANG, &cru);
+			if (r == cpid) {
+				client_done = true;
+				client_t1 = now();
+				// All it wrote is in the pipe now (read without blocking: a
+				// child of its own may still hold the pipe open).
+				drain();
+				if (cstatus)
+					fail(exit_code(cstatus), "the client " + o.client[0] + " exited with " +
+					     how(cstatus));
+			} else if (now() - client_t0 > o.client_timeout) {
+				fail(124, "the client " + o.client[0] + " did not end within " +
+				     fmt_s(o.client_timeout) + " s (--client-timeout)");
+			}
+		}
+		if (server && (client_done || !error.empty()))
 			break;
 		if (now() >= next) {
 			placement p = locate(pid, fast, idx++, pp_samples, prev);
@@ -215,7 +409,47 @@ int run(const options &o)
 		}
 		usleep(20000);
 	}
-	const double runtime = now() - t0;
+	const double runtime = (client_done ? client_t1 : now()) - t0;
+
+	// Server mode: the client and the server stopped, the client's result read.
+	json client_doc;
+	std::string stopped_by;
+	if (server) {
+		if (cpid > 0 && !client_done) {
+			kill(cpid, SIGKILL);
+			waitpid(cpid, &cstatus, 0);
+			client_t1 = now();
+		}
+		if (!server_done) {
+			kill(pid, SIGTERM);
+			stopped_by = "SIGTERM";
+			for (double end = now() + o.stop_timeout;;) {
+				pid_t r = wait4(pid, &status, WNOHANG, &ru);
+				if (r == pid)
+					break;
+				if (now() >= end) {
+					kill(pid, SIGKILL);
+					stopped_by = "SIGKILL";
+					wait4(pid, &status, 0, &ru);
+					break;
+				}
+				usleep(20000);
+			}
+		}
+		if (cout_fd >= 0)
+			close(cout_fd);
+		if (error.empty()) {
+			try {
+				client_doc = json::parse(cout_text);
+			} catch (const json::exception &) {
+			}
+			if (!client_doc.is_object() || !client_doc.contains("ops_per_s") ||
+			    !client_doc["ops_per_s"].is_number())
+				fail(1, "the client " + o.client[0] + " printed no JSON object with a number "
+				     "ops_per_s: " + (cout_text.empty() ? std::string("(nothing)")
+									: cout_text.substr(0, 200)));
+		}
+	}
 
 	// Time-weighted means over the samples (each stands for the time since the last).
 	double w = 0, frac = 0, fast_mb = 0, res_mb = 0, res_max = 0, tprev = 0;
@@ -245,7 +479,24 @@ int run(const options &o)
 			    { "fast_nodes", std::vector<int>(fast.begin(), fast.end()) },
 			    { "interval_s", o.interval }, { "pingpong_window_s", o.pp_window },
 			    { "locator", "move_pages" } };
-	doc["exit_status"] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (server) {
+		doc["mode"] = "server";
+		doc["client_command"] = o.client;
+		doc["ready"] = o.ready;
+		doc["ready_s"] = ready_s >= 0 ? json(ready_s) : json(nullptr);
+		doc["client_s"] = cpid > 0 ? json(client_t1 - client_t0) : json(nullptr);
+		doc["client_exit_status"] = cpid > 0 ? json(exit_code(cstatus)) : json(nullptr);
+		doc["server_exit_status"] = exit_code(status);
+		doc["server_stopped_by"] = stopped_by.empty() ? json(nullptr) : json(stopped_by);
+		doc["exit_status"] = error.empty() ? 0 : fail_code;
+		if (!error.empty())
+			doc["error"] = error;
+		// The row's result: the client's rate (higher is better).
+		doc["ops_per_s"] = error.empty() ? client_doc["ops_per_s"] : json(nullptr);
+		doc["client"] = client_doc;
+	} else {
+		doc["exit_status"] = exit_code(status);
+	}
 	doc["runtime_s"] = runtime;
 	doc["cpu_user_s"] = double(ru.ru_utime.tv_sec) + double(ru.ru_utime.tv_usec) * 1e-6;
 	doc["cpu_sys_s"] = double(ru.ru_stime.tv_sec) + double(ru.ru_stime.tv_usec) * 1e-6;
@@ -288,6 +539,10 @@ int run(const options &o)
 		if (!f)
 			die("cannot write " + o.out);
 	}
+	if (!error.empty()) {
+		fprintf(stderr, "cxlt-bench-prog: %s\n", error.c_str());
+		return 1;
+	}
 	if (doc["exit_status"] != 0) {
 		fprintf(stderr, "cxlt-bench-prog: %s exited with status %d\n", o.cmd[0].c_str(),
 			doc["exit_status"].get<int>());
@@ -322,9 +577,38 @@ int main(int argc, char **argv)
 		       "seconds: a page seen changing tier twice within it counts as ping-pong");
 	app.add_option("--log", o.log, "the program's stdout and stderr go here (default: ours)");
 	app.add_option("--out", o.out, "write the JSON here instead of stdout");
-	app.add_option("cmd", o.cmd, "the program and its arguments (after --)")->required();
+	app.add_option("--ready", o.ready,
+		       "server mode: where the program listens (unix:PATH, tcp:PORT, tcp:HOST:PORT); "
+		       "the client (after --client--) runs once it accepts connections");
+	app.add_option("--ready-timeout", o.ready_timeout, "seconds the server has to accept connections")
+		->check(CLI::Range(0.1, 86400.0));
+	app.add_option("--client-timeout", o.client_timeout, "seconds the client has to end")
+		->check(CLI::Range(0.1, 86400.0));
+	app.add_option("--stop-timeout", o.stop_timeout,
+		       "seconds the server has to exit after SIGTERM, then SIGKILL")
+		->check(CLI::Range(0.0, 3600.0));
+	app.add_option("cmd", o.cmd, "the program and its arguments (after --); in server mode "
+		       "SERVER... --client-- CLIENT...")->required();
 	CLI11_PARSE(app, argc, argv);
 	if (!o.regions.empty() && o.membind >= 0)
 		die("--regions and --membind exclude each other");
+	auto sep = std::find(o.cmd.begin(), o.cmd.end(), CLIENT_SEP);
+	if (sep != o.cmd.end()) {
+		o.client.assign(sep + 1, o.cmd.end());
+		o.cmd.erase(sep, o.cmd.end());
+		if (o.cmd.empty())
+			die(std::string("no server command before ") + CLIENT_SEP);
+		if (o.client.empty())
+			die(std::string("no client command after ") + CLIENT_SEP);
+		if (std::find(o.client.begin(), o.client.end(), CLIENT_SEP) != o.client.end())
+			die(std::string("one ") + CLIENT_SEP + " only");
+		if (o.ready.empty())
+			die(std::string("a client (") + CLIENT_SEP + ") needs --ready ADDR: where the server "
+			    "listens, to start the client once it accepts connections");
+		parse_address(o.ready);
+	} else if (!o.ready.empty()) {
+		die(std::string("--ready is for server mode: give the client after the server's "
+				"command, SERVER... ") + CLIENT_SEP + " CLIENT...");
+	}
 	return run(o);
 }

@@ -7,7 +7,9 @@
 // numbers below are replaced by their medians over the seeds, with NAME_min and
 // NAME_max beside them and each seed's in per_seed.  The real programs
 // (run-configs --programs, cxlt-bench-prog; folder PROGRAM of each seed) get a
-// table each, by run time, with their records in the same file.
+// table each, by run time (lower is better), or for a server (redis: cxlt-bench-prog
+// in server mode) by its client's ops/s (higher is better), with their records in
+// the same file.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -137,8 +139,16 @@ json make_record(const std::string &c, const json &run, const json &setup, const
 	return r;
 }
 
-// A real program's run (cxlt-bench-prog): its run time is the result; where its
-// pages were, dram_frac, is no access fraction (nothing counts its accesses).
+// A real program's primary result: its client's ops/s for a server (cxlt-bench-prog
+// in server mode), else its run time.
+bool higher_is_better(const std::string &metric)
+{
+	return metric == "ops_per_s";
+}
+
+// A real program's run (cxlt-bench-prog): its run time is the result, or its
+// client's ops/s for a server; where its pages were, dram_frac, is no access
+// fraction (nothing counts its accesses).
 json make_prog_record(const std::string &prog, const std::string &c, const json &run,
 		      const json &setup, const json &guest)
 {
@@ -156,8 +166,14 @@ json make_prog_record(const std::string &prog, const std::string &c, const json 
 		return r;
 	}
 	json st = span(run, run["steady"]);
+	const bool server = run.value("mode", "") == "server";
+	r["metric"] = server ? "ops_per_s" : "runtime_s";
+	if (server)
+		r["ops_per_s"] = run["ops_per_s"];
 	r["runtime_s"] = run["runtime_s"];
-	r["rel_dram"] = nullptr;	// dram's run time / this one's, once dram's is known
+	// dram's run time / this one's (a server: this one's ops/s / dram's), once dram's
+	// is known: below 1 is worse than dram either way.
+	r["rel_dram"] = nullptr;
 	r["ftaf"] = nullptr;
 	r["dram_frac"] = run["steady"]["dram_frac"];
 	r["dram_mb_used"] = run["steady"]["fast_mb_mean"];
@@ -169,6 +185,16 @@ json make_prog_record(const std::string &prog, const std::string &c, const json 
 	r["cpu_user_s"] = run["cpu_user_s"];
 	r["cpu_sys_s"] = run["cpu_sys_s"];
 	r["command"] = run["command"];
+	if (server) {
+		r["client_command"] = run["client_command"];
+		// What the client says of the run besides its rate (its own series left out).
+		json cl = json::object();
+		if (run["client"].is_object())
+			for (const auto &[k, v] : run["client"].items())
+				if (k != "series")
+					cl[k] = v;
+		r["client"] = cl;
+	}
 	r["setup"] = setup;
 	r["locator"] = run["workload"]["locator"];
 	if (run.contains("counters_end"))
@@ -240,17 +266,18 @@ void print_table(const std::vector<row> &rows)
 	}
 }
 
-void print_prog_table(const std::string &prog, const std::vector<row> &rows)
+void print_prog_table(const std::string &prog, const std::string &metric, const std::vector<row> &rows)
 {
+	const bool ops = higher_is_better(metric);
 	fmt::print("{}:\n{:<14} {:>9} {:>13} {:>8} {:>9} {:>6} {:>8} {:>9} {:>8} {:>6} {:>8} {:>8}\n",
-		   prog, "config", "runtime_s", "min-max", "rel_dram", "dram_frac", "DRAM",
+		   prog, "config", ops ? "ops/s" : "runtime_s", "min-max", "rel_dram", "dram_frac", "DRAM",
 		   "resident", "migr_MiB", "pingpong", "cpu%", "promoted", "demoted");
 	for (const auto &[c, r] : rows) {
 		if (print_skipped(c, r))
 			continue;
 		auto [promoted, demoted] = moves(r);
-		fmt::print("{:<14} {:>9.1f} {:>13} {:>8} {:>9.3f} {:>6.1f} {:>8.1f} {:>9} {:>8} {:>6.1f} {:>8} {:>8}\n",
-			   c, r["runtime_s"].get<double>(), range(r, "runtime_s", ".1f"),
+		fmt::print("{:<14} {:>9.{}f} {:>13} {:>8} {:>9.3f} {:>6.1f} {:>8.1f} {:>9} {:>8} {:>6.1f} {:>8} {:>8}\n",
+			   c, r[metric].get<double>(), ops ? 0 : 1, range(r, metric.c_str(), ops ? ".0f" : ".1f"),
 			   rel_dram_cell(r),
 			   r["dram_frac"].get<double>(), r["dram_mb_used"].get<double>(),
 			   r["resident_mb"].get<double>(), mib(r["migrated_bytes"].get<double>()),
@@ -358,30 +385,38 @@ std::vector<goal> check_goals(const std::vector<row> &rows, const json &guest, d
 }
 
 // A real program's goals: cxltier (the preload) and process mode ahead of the
-// kernel's rows on run time, seed by seed too.
-std::vector<goal> check_prog_goals(const std::string &prog, const std::vector<row> &rows)
+// kernel's rows on its result (@metric: run time, lower is better; a server's
+// ops/s, higher is better), seed by seed too.
+std::vector<goal> check_prog_goals(const std::string &prog, const std::string &metric,
+				   const std::vector<row> &rows)
 {
 	std::vector<goal> g;
+	const bool up = higher_is_better(metric);
+	const char *k = metric.c_str();
 
+	auto better = [up](double a, double b) { return up ? a > b : a < b; };
 	auto beats = [&](const char *name, const char *base) {
-		std::string text = fmt::format("{}: {} beats {} on run time", prog, name, base);
+		std::string text = fmt::format("{}: {} beats {} on {}", prog, name, base,
+					       up ? "ops/s" : "run time");
 		const json *o = find(rows, name), *b = find(rows, base);
 		if (!o || !b) {
 			g.push_back({ text, "n/a: " + why_missing(rows, o ? base : name), {} });
 			return;
 		}
-		double o1 = (*o)["runtime_s"], b1 = (*b)["runtime_s"];
+		double o1 = (*o)[k], b1 = (*b)[k];
 		int seeds = 0, won = 0;
 		for (const auto &os : (*o)["per_seed"])
 			for (const auto &bs : (*b)["per_seed"])
 				if (os["seed"] == bs["seed"] && !os.contains("skipped") &&
 				    !bs.contains("skipped")) {
 					seeds++;
-					won += os["runtime_s"].get<double>() < bs["runtime_s"].get<double>();
+					won += better(os[k].get<double>(), bs[k].get<double>());
 				}
-		g.push_back({ text, fmt::format("median {:.1f} s vs {:.1f} s ({:+.1f}%); faster in {} of {} seeds",
-						o1, b1, 100 * (o1 / b1 - 1), won, seeds),
-			      o1 < b1 });
+		g.push_back({ text, up ? fmt::format("median {:.0f} vs {:.0f} ops/s ({:+.1f}%); ahead in {} of {} seeds",
+						     o1, b1, 100 * (o1 / b1 - 1), won, seeds)
+				       : fmt::format("median {:.1f} s vs {:.1f} s ({:+.1f}%); faster in {} of {} seeds",
+						     o1, b1, 100 * (o1 / b1 - 1), won, seeds),
+			      better(o1, b1) });
 	};
 	for (const char *base : { "no-migration", "numab2-budget", "numab2-tuned", "damon-tuned" })
 		beats("cxltier", base);
@@ -459,7 +494,7 @@ std::vector<row> seed_rows(const fs::path &dir, const std::vector<std::string> &
 	for (auto &[c, r] : rows) {
 		if (!dram || r.contains("skipped"))
 			continue;
-		r["rel_dram"] = prog.empty()
+		r["rel_dram"] = prog.empty() || r.value("metric", "") == "ops_per_s"
 			? r["ops_per_s"].get<double>() / (*dram)["ops_per_s"].get<double>()
 			: (*dram)["runtime_s"].get<double>() / r["runtime_s"].get<double>();
 	}
@@ -474,6 +509,10 @@ const std::vector<const char *> summarized = { "ops_per_s", "ftaf", "rel_dram", 
 const std::vector<const char *> prog_summarized = { "runtime_s", "rel_dram", "dram_frac",
 						    "migrated_bytes", "pingpong", "cpu_pct",
 						    "dram_mb_used" };
+// A server's: by its client's ops/s, its run time beside.
+const std::vector<const char *> server_summarized = { "ops_per_s", "rel_dram", "dram_frac",
+						      "migrated_bytes", "pingpong", "cpu_pct",
+						      "dram_mb_used", "runtime_s" };
 
 double median(std::vector<double> v)
 {
@@ -625,19 +664,27 @@ int main(int argc, char **argv)
 			json unused;
 			for (const auto &[seed, d] : dirs)
 				ps.push_back(seed_rows(d, configs, unused, p));
+			// Its result: a server's ops/s when any run of it says so, else run time.
+			std::string metric = "runtime_s";
+			for (const auto &sr : ps)
+				for (const auto &r : sr)
+					if (r.rec.value("metric", "") == "ops_per_s")
+						metric = "ops_per_s";
+			const bool up = higher_is_better(metric);
 			std::vector<row> pr;
 			for (std::size_t i = 0; i < configs.size(); i++) {
 				std::vector<std::pair<int, json>> runs;
 				for (std::size_t k = 0; k < dirs.size(); k++)
 					runs.push_back({ dirs[k].first, ps[k][i].rec });
-				pr.push_back({ configs[i], over_seeds(runs, prog_summarized) });
+				pr.push_back({ configs[i], over_seeds(runs, up ? server_summarized : prog_summarized) });
 			}
-			print_prog_table(p, pr);
-			fmt::print("\n(medians over {} seed{}; runtime_s: the program's run time, "
-				   "rel_dram: dram's run time / this one's; dram_frac: share of its resident "
+			print_prog_table(p, metric, pr);
+			fmt::print("\n(medians over {} seed{}; {}; dram_frac: share of its resident "
 				   "pages on DRAM, time-weighted (no access counts: no ftaf); DRAM, resident: "
-				   "MiB, time-weighted means)\n\n", dirs.size(), dirs.size() == 1 ? "" : "s");
-			for (auto &g : check_prog_goals(p, pr))
+				   "MiB, time-weighted means)\n\n", dirs.size(), dirs.size() == 1 ? "" : "s",
+				   up ? "ops/s: its client's, higher is better; rel_dram: this one's ops/s / dram's"
+				      : "runtime_s: the program's run time, rel_dram: dram's run time / this one's");
+			for (auto &g : check_prog_goals(p, metric, pr))
 				goals.push_back(std::move(g));
 			prog_rows.push_back({ p, std::move(pr) });
 		}

@@ -84,55 +84,6 @@ struct options {
 	exit(1);
 }
 
-// Vose's alias method: one random number per draw, whatever the number of pages.
-class alias_table {
-public:
-	explicit alias_table(const std::vector<double> &p)
-		: prob_(p.size()), alias_(p.size())
-	{
-		size_t n = p.size();
-		std::vector<double> q(n);
-		std::vector<uint32_t> small, large;
-
-		for (size_t i = 0; i < n; i++) {
-			q[i] = p[i] * double(n);
-			(q[i] < 1.0 ? small : large).push_back(uint32_t(i));
-		}
-		while (!small.empty() && !large.empty()) {
-			uint32_t s = small.back(), l = large.back();
-
-			small.pop_back();
-			prob_[s] = threshold(q[s]);
-			alias_[s] = l;
-			q[l] -= 1.0 - q[s];
-			if (q[l] < 1.0) {
-				large.pop_back();
-				small.push_back(l);
-			}
-		}
-		for (uint32_t i : large)
-			prob_[i] = UINT32_MAX, alias_[i] = i;
-		for (uint32_t i : small)
-			prob_[i] = UINT32_MAX, alias_[i] = i;
-	}
-
-	// The high 32 bits pick a column, the low 32 bits choose it or its alias.
-	uint32_t draw(uint64_t r) const
-	{
-		uint32_t col = uint32_t(((r >> 32) * uint64_t(prob_.size())) >> 32);
-
-		return uint32_t(r) < prob_[col] ? col : alias_[col];
-	}
-
-private:
-	static uint32_t threshold(double q)
-	{
-		return q >= 1.0 ? UINT32_MAX : uint32_t(q * 4294967296.0);
-	}
-
-	std::vector<uint32_t> prob_, alias_;
-};
-
 // --- the working set --------------------------------------------------------------
 
 class working_set {
@@ -372,17 +323,12 @@ int run(const options &o)
 
 	// Page probabilities: rank r (1-based) has weight r^-s; rank r lives on page perm[r].
 	rng r(o.seed);
-	std::vector<uint32_t> perm(npages);
-	std::iota(perm.begin(), perm.end(), 0);
-	if (o.scramble)
-		for (size_t i = npages - 1; i > 0; i--)
-			std::swap(perm[i], perm[r.below(uint32_t(i + 1))]);
+	const std::vector<uint32_t> perm = o.scramble ? seeded_permutation(npages, r)
+						      : seeded_permutation(npages);
+	const std::vector<double> weight = zipf_weights(npages, o.zipf);
 	std::vector<double> prob(npages);
-	double total = 0;
 	for (size_t k = 0; k < npages; k++)
-		total += prob[perm[k]] = std::pow(double(k + 1), -o.zipf);
-	for (auto &p : prob)
-		p /= total;
+		prob[perm[k]] = weight[k];
 	alias_table table(prob);
 
 	std::vector<int> nodes(npages), prev_tier(npages, -1), last_move(npages, -1000000);

@@ -138,5 +138,50 @@ with tempfile.TemporaryDirectory() as tmp:
     check("a program alone: no Zipf table", p.returncode == 0 and "ops/s" not in p.stdout and "liblinear:" in p.stdout,
           p.stdout + p.stderr)
 
+    # A server's rows (folder redis, cxlt-bench-prog in server mode): by its client's
+    # ops/s, higher is better; a region row that does not apply is said so.
+    SRV_RUNS = {1: {"process": 600.0, "numab2-tuned": 500.0, "dram": 1000.0},
+                2: {"process": 400.0, "numab2-tuned": 450.0, "dram": 1000.0},
+                3: {"process": 500.0, "numab2-tuned": None, "dram": 1000.0}}
+    for seed, rows in SRV_RUNS.items():
+        d = os.path.join(res, f"seed-{seed}", "redis")
+        os.makedirs(d)
+        for c, ops in rows.items():
+            run = {"config": c, "program": "redis", "mode": "server", "command": ["redis-server"],
+                   "client_command": ["cxlt-bench-redisload"],
+                   "workload": {"backend": "anon", "locator": "move_pages"}, "exit_status": 0,
+                   "ops_per_s": ops, "runtime_s": 40.0, "cpu_user_s": 10.0, "cpu_sys_s": 1.0,
+                   "client": {"ops_per_s": ops, "misses": 0, "series": [{"t": 1}]},
+                   "steady": dict(span(0, 0), dram_frac=ops / 1000.0, resident_mb_mean=70.0),
+                   "series": []} if ops else {"config": c, "skipped": "row timeout"}
+            with open(os.path.join(d, c + ".json"), "w") as f:
+                json.dump(run, f)
+        with open(os.path.join(d, "cxltier.json"), "w") as f:
+            json.dump({"config": "cxltier", "skipped": "does not apply to redis: none of its RSS in the region"}, f)
+    p = subprocess.run([REPORT, "--results", res, "--json", out, "--configs", "process,cxltier,numab2-tuned,dram",
+                        "--programs", "liblinear,redis"], capture_output=True, text=True)
+    doc = json.load(open(out)) if p.returncode == 0 else {"records": [], "goals": []}
+    rec = {(r["program"], r["config"]): r for r in doc["records"]}
+    rp = rec.get(("redis", "process"), {})
+    check("a server's record: its client's ops/s, median, minimum, maximum, the median seed's",
+          p.returncode == 0 and rp.get("metric") == "ops_per_s" and
+          (rp.get("ops_per_s"), rp.get("ops_per_s_min"), rp.get("ops_per_s_max"), rp.get("seed")) == (500.0, 400.0, 600.0, 3),
+          p.stderr + json.dumps({k: rp.get(k) for k in ("ops_per_s", "ops_per_s_min", "ops_per_s_max", "seed")}))
+    check("a server's rel_dram: its ops/s over dram's", rp.get("rel_dram") == 0.5 and rp.get("rel_dram_max") == 0.6,
+          str(rp.get("rel_dram")))
+    check("a server's record keeps the client's numbers, not its series",
+          rp.get("client", {}).get("misses") == 0 and "series" not in rp.get("client", {}) and
+          rp.get("client_command") == ["cxlt-bench-redisload"], json.dumps(rp.get("client")))
+    goal = [g for g in doc["goals"] if g["goal"] == "redis: process beats numab2-tuned on ops/s"]
+    check("a server's goal: higher ops/s wins, seed by seed",
+          goal and "median 500 vs 475 ops/s" in goal[0]["value"] and "ahead in 1 of 2 seeds" in goal[0]["value"]
+          and goal[0]["met"] is True, goal[0]["value"] if goal else json.dumps(doc["goals"]))
+    table = p.stdout.split("\nredis:\n")[1].split("\ngoal ")[0] if "\nredis:\n" in p.stdout else ""
+    check("a server's table: ops/s and its range, the row that does not apply with why",
+          table and "ops/s" in table.splitlines()[0] and "400-600" in table and
+          "cxltier        skipped: does not apply to redis" in table and "higher is better" in table, p.stdout)
+    check("the run-time program's table stays by run time", "liblinear:" in p.stdout and
+          "runtime_s" in p.stdout.split("liblinear:")[1].splitlines()[1], p.stdout)
+
 print(f"1..{n}")
 sys.exit(1 if failed else 0)
