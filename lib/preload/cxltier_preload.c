@@ -624,16 +624,36 @@ EXPORT void *calloc(size_t nmemb, size_t size)
 	return __libc_calloc(nmemb, size);
 }
 
+/*
+ * The C library's own malloc_usable_size(), for what __libc_malloc() returned.  Not
+ * dlsym(RTLD_NEXT): in a program linked with an allocator of its own (Debian's
+ * redis-server and jemalloc), the next definition is that allocator's, which
+ * crashes on the C library's pointers.  The C library exports no __libc_ alias of
+ * it, so it is looked up in libc.so.6 itself.  Without it, realloc() could not know
+ * how much to copy: abort rather than lose data.
+ */
 static size_t libc_usable_size(void *p)
 {
 	static size_t (*real)(void *);
 
 	if (!real) {
+		void *libc;
+
 		busy++;
-		real = (size_t (*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
+		libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+		if (libc)
+			real = (size_t (*)(void *))dlsym(libc, "malloc_usable_size");
 		busy--;
+		if (!real) {
+			static const char msg[] =
+				"libcxltier-preload: cannot find the C library's malloc_usable_size()\n";
+
+			if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+				abort();
+			abort();
+		}
 	}
-	return real ? real(p) : 0;
+	return real(p);
 }
 
 EXPORT void *realloc(void *p, size_t size)
