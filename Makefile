@@ -219,8 +219,9 @@ pool-pause-test: all guest
 poolcore-mutate: userspace
 	@tests/poolcore/mutate.sh $(BUILD)
 
-# The lease model with three hosts: bitstate search to its end (make check runs two hosts
-# exhaustively, three for 60 s a configuration: lease_model_3hosts).
+# The lease model with three hosts, the bakery's configuration by a bitstate search to
+# its end (make check's lease_model_3hosts gives it 60 s; the other two are exhaustive
+# in both).
 model-3hosts:
 	@CXLT_MODEL_SET=hosts3 tests/model/run.sh
 

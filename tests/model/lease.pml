@@ -46,6 +46,20 @@
  *                             expired: must fail
  *   -DSTALE_EXPIRY            the wait loop reads a peer's heartbeat, then decides
  *                             "expired" with a clock read after the read: must fail
+ *
+ * Reductions for three hosts (run.sh's hosts3 set).  Each is sound for P1 and P2:
+ * every run of the model without it has a counterpart with it, with the same device
+ * writes and assertions at least as strict (runs may be added, none is lost), so a
+ * pass with it is a pass without it, and a negative control still fails:
+ *   -DWRITER_AGES             one age per heartbeat writer instead of one per
+ *                             (reader, writer) pair, and the wait's clock read and
+ *                             heartbeat read in one step (see hbage, M_WSAMPLE)
+ *   -DTABLE_ANY               no opener (OPENERS=0): E is not kept, a critical
+ *                             section writes the table once or twice at will
+ *   -DMAXCRASH=0              no crash: a crashed host is, to the others, a host
+ *                             paused for good right before its pending check (the
+ *                             check is a step of its own: no device write), and P1
+ *                             and P2 only get stricter when it is not crashed
  */
 
 #ifndef N
@@ -67,9 +81,15 @@
 #define OPENERS 1	/* hosts 0 .. OPENERS-1 open and close E */
 #endif
 #ifndef MAXCRASH
-#define MAXCRASH (N - 1)	/* hosts that may crash for good */
+#define MAXCRASH (N - 1)	/* hosts that may crash for good (0: see the header) */
 #endif
-#define EXP (L + G)	/* a peer whose heartbeat stood still this long is expired */
+#define EXP (L + G)
+#if defined(TABLE_ANY) && OPENERS != 0
+#error "TABLE_ANY drops E, which openers read"
+#endif
+#if defined(WRITER_AGES) && (defined(STALE_EXPIRY) || defined(IGNORE_EXPIRED_BITS))
+#error "WRITER_AGES keeps no per-reader ages, which STALE_EXPIRY and IGNORE_EXPIRED_BITS read"
+#endif	/* a peer whose heartbeat stood still this long is expired */
 
 #define FREE	0
 #define USED	1
@@ -89,7 +109,20 @@ byte rage[N];		/* ticks since renewed, capped at L */
 bool dead[N];		/* sticky: this incarnation's lease lapsed */
 bool crashed[N];
 byte ncrash;
+#ifndef WRITER_AGES
 byte mage[N * N];	/* mage[IX(r, w)]: ticks since r saw w's heartbeat change, capped at EXP */
+#else
+/*
+ * WRITER_AGES: hbage[w] stands for the largest mage[IX(r, w)] over the readers r
+ * that read w's last heartbeat (0 while none has): it is 0 when w's heartbeat lands,
+ * stands still while no reader has read it, then ages like the largest of them.
+ * So every reader's own age of w's heartbeat is at most hbage[w], and a reader may
+ * judge w expired (or not) whenever hbage[w] >= EXP: every verdict the per-reader
+ * ages allow, in N ages instead of N * (N - 1).  Not with STALE_EXPIRY or
+ * IGNORE_EXPIRED_BITS, which read the per-reader ages after the heartbeat read.
+ */
+byte hbage[N];
+#endif
 
 /* ---- ghosts ---- */
 bool mapped[N];		/* h's processes can access E */
@@ -144,11 +177,30 @@ byte tx;		/* scratch inside d_steps, 0 between steps */
 #define CANWRITE(h)	(!crashed[h] && incs[h] && \
 			 (mpc[h] == M_TWLAND || !dead[h] && (rage[h] < L || hpend[h] > 0)))
 
+/*
+ * A failed check: h is dead, its mappings are zapped, and every thread of h without
+ * a checked store in flight parks until the re-attach (PARKDEAD).  A dead thread
+ * takes no step but its landing, and the re-attach resets all it holds, so its pc,
+ * mk, mx, mwv, mdm, movf are dead variables, and incs[h] is read only by P1 while
+ * a table store is in flight: set to one value (fewer states, the same runs).
+ */
+#define DIE(h)	dead[h] = 1; rage[h] = 0; mapped[h] = 0; PARKDEAD(h)
+#define PARKDEAD(h) \
+	if \
+	:: mpend[h] == 0 -> mpc[h] = PARK; incs[h] = 0; \
+		mk[h] = 0; mx[h] = 0; mwv[h] = 0; mdm[h] = 0; movf[h] = 0 \
+	:: else \
+	fi; \
+	if :: opend[h] == 0 -> opc[h] = PARK :: else fi; \
+	if :: hpend[h] == 0 -> hpc[h] = PARK :: else fi
+/* A store of a dead thread landed: it parks. */
+#define LANDED(h)	if :: dead[h] -> PARKDEAD(h) :: else fi
+
 /* The lease check before a store: pass (the store is now pending) or die. */
 #define CHECK(h, pend, pc, okpc) \
 	if \
 	:: VALID(h) -> pend[h] = 1; pc[h] = okpc \
-	:: else -> dead[h] = 1; rage[h] = 0; mapped[h] = 0; pc[h] = PARK \
+	:: else -> DIE(h) \
 	fi
 
 #define FIRSTPEER(h)	mk[h] = (h == 0 -> 1 : 0)
@@ -165,7 +217,7 @@ byte tx;		/* scratch inside d_steps, 0 between steps */
 /* Read w's heartbeat as r: a new value moves "moved" to now. */
 #define READHB(r, w) \
 	if \
-	:: hbnew[IX(r, w)] -> hbnew[IX(r, w)] = 0; mage[IX(r, w)] = 0 \
+	:: hbnew[IX(r, w)] -> hbnew[IX(r, w)] = 0; MAGE0(r, w) \
 	:: else \
 	fi
 
@@ -174,10 +226,15 @@ byte tx;		/* scratch inside d_steps, 0 between steps */
  * to 0 before anything uses it, so it is kept at 0 (fewer states).  Not with
  * STALE_EXPIRY, which uses it after the read.
  */
-#ifndef STALE_EXPIRY
+#ifdef WRITER_AGES
+#define MAGE0(r, w)	skip
+#define CANON(r, w)	hbage[w] = 0
+#elif !defined(STALE_EXPIRY)
+#define MAGE0(r, w)	mage[IX(r, w)] = 0
 #define CANON(r, w)	mage[IX(r, w)] = 0
 #define FROZEN(x)	hbnew[x]
 #else
+#define MAGE0(r, w)	mage[IX(r, w)] = 0
 #define CANON(r, w)	skip
 #define FROZEN(x)	false
 #endif
@@ -235,13 +292,13 @@ byte tx;		/* scratch inside d_steps, 0 between steps */
 #define BAKERY_WRITE(frompc, landpc, BODY) \
 	:: d_step { mpc[i] == frompc && !crashed[i] && !dead[i] -> \
 		CHECK(i, mpend, mpc, landpc) } \
-	:: d_step { mpc[i] == landpc && !crashed[i] -> mpend[i] = 0; BODY }
+	:: d_step { mpc[i] == landpc && !crashed[i] -> mpend[i] = 0; BODY; LANDED(i) }
 #else
 #define BAKERY_WRITE(frompc, landpc, BODY) \
 	:: d_step { mpc[i] == frompc && !crashed[i] && !dead[i] -> \
 		if \
 		:: VALID(i) -> BODY \
-		:: else -> dead[i] = 1; rage[i] = 0; mapped[i] = 0; mpc[i] = PARK \
+		:: else -> DIE(i) \
 		fi }
 #endif
 
@@ -284,6 +341,20 @@ proctype Main(byte i)
 #ifndef STALE_EXPIRY
 	/* take the clock, then read the heartbeat: expired iff it was the same at
 	 * the read as when last seen changed, and that was EXP before the clock. */
+#ifdef WRITER_AGES
+	/*
+	 * The clock taken and the heartbeat read in one step.  The clock read taken
+	 * at the heartbeat read is the latest it can be: an unchanged heartbeat has
+	 * only aged since an earlier clock read, so this admits every verdict of the
+	 * two steps (a changed one is not expired either way).  i's own age of mk's
+	 * heartbeat is at most hbage[mk]: "expired" only if that is EXP, and then
+	 * either verdict (i may have seen the change later than another reader).
+	 */
+	:: d_step { mpc[i] == M_WSAMPLE && !crashed[i] && !dead[i] ->
+		READHB(i, mk[i]); mpc[i] = M_WCH }
+	:: d_step { mpc[i] == M_WSAMPLE && !crashed[i] && !dead[i] &&
+		    !hbnew[IX(i, mk[i])] && hbage[mk[i]] >= EXP -> PASS(i) }
+#else
 	:: d_step { mpc[i] == M_WSAMPLE && !crashed[i] && !dead[i] ->
 		mdm[i] = (mage[IX(i, mk[i])] >= EXP); mpc[i] = M_WHB }
 	:: d_step { mpc[i] == M_WHB && !crashed[i] && !dead[i] ->
@@ -295,6 +366,7 @@ proctype Main(byte i)
 			:: else -> mdm[i] = 0; mpc[i] = M_WCH
 			fi
 		fi }
+#endif
 #else
 	/* the wrong order: read the heartbeat, then take the clock */
 	:: d_step { mpc[i] == M_WSAMPLE && !crashed[i] && !dead[i] -> mpc[i] = M_WHB }
@@ -318,12 +390,20 @@ proctype Main(byte i)
 		:: else -> mpc[i] = M_WSAMPLE
 		fi }
 	/* critical section: read the table, decide */
+#ifndef TABLE_ANY
 	:: d_step { mpc[i] == M_CSREAD && !crashed[i] && !dead[i] ->
 		if
 		:: E == FREE -> mwv[i] = USED; mpc[i] = M_TWCHK	/* create */
 		:: E == USED -> mwv[i] = DYING; mpc[i] = M_TWCHK	/* destroy */
 		:: E == DYING -> mk[i] = 0; mpc[i] = M_BITS		/* chores */
 		fi }
+#else
+	/* one table write (create, or chores' free) or two (destroy, free) */
+	:: d_step { mpc[i] == M_CSREAD && !crashed[i] && !dead[i] ->
+		mwv[i] = USED; mpc[i] = M_TWCHK }
+	:: d_step { mpc[i] == M_CSREAD && !crashed[i] && !dead[i] ->
+		mwv[i] = DYING; mpc[i] = M_TWCHK }
+#endif
 	:: d_step { mpc[i] == M_TWCHK && !crashed[i] && !dead[i] ->
 #ifndef NOCHECK_TABLE
 		CHECK(i, mpend, mpc, M_TWLAND)
@@ -331,6 +411,7 @@ proctype Main(byte i)
 		mpc[i] = M_TWLAND	/* no check, so no bound on when it lands */
 #endif
 		}
+#ifndef TABLE_ANY
 	:: d_step { mpc[i] == M_TWLAND && !crashed[i] ->
 		ASSERT_P1(i);
 		if :: mwv[i] == FREE -> ASSERT_P2 :: else fi;
@@ -339,7 +420,18 @@ proctype Main(byte i)
 		:: mwv[i] == DYING -> mk[i] = 0; mpc[i] = M_BITS
 		:: else -> mpc[i] = M_UNCHK
 		fi;
-		mwv[i] = 0 }
+		mwv[i] = 0; LANDED(i) }
+#else
+	/* E is not kept; destroy's reads of the open bits read 0s (no opener) */
+	:: d_step { mpc[i] == M_TWLAND && !crashed[i] ->
+		ASSERT_P1(i);
+		mpend[i] = 0;
+		if
+		:: mwv[i] == DYING -> mwv[i] = FREE; mpc[i] = M_TWCHK
+		:: else -> mwv[i] = 0; mpc[i] = M_UNCHK
+		fi;
+		LANDED(i) }
+#endif
 	/* read every host's open bit, its own and expired hosts' included */
 	:: d_step { mpc[i] == M_BITS && !crashed[i] && !dead[i] ->
 #ifdef IGNORE_EXPIRED_BITS
@@ -374,7 +466,7 @@ proctype Main(byte i)
 		mdm[i] = 0; movf[i] = 0; mapped[i] = 0; incs[i] = 0; dead[i] = 0; rage[i] = 0;
 		tx = 0;
 		do
-		:: tx < N -> mage[IX(i, tx)] = 0; hbnew[IX(i, tx)] = 0; tx++
+		:: tx < N -> MAGE0(i, tx); hbnew[IX(i, tx)] = 0; tx++
 		:: else -> tx = 0; break
 		od; skip }
 	od
@@ -387,7 +479,7 @@ proctype Oc(byte i)
 	:: d_step { opc[i] == O_IDLE && !crashed[i] && !dead[i] ->
 		CHECK(i, opend, opc, O_SETLAND) }
 	:: d_step { opc[i] == O_SETLAND && !crashed[i] ->
-		obit[i] = 1; opend[i] = 0; opc[i] = O_READ }
+		obit[i] = 1; opend[i] = 0; opc[i] = O_READ; LANDED(i) }
 	:: d_step { opc[i] == O_READ && !crashed[i] && !dead[i] ->
 		if
 		:: E == USED -> mapped[i] = 1; opc[i] = O_MAPPED
@@ -399,7 +491,7 @@ proctype Oc(byte i)
 	:: d_step { opc[i] == O_CLRCHK && !crashed[i] && !dead[i] ->
 		CHECK(i, opend, opc, O_CLRLAND) }
 	:: d_step { opc[i] == O_CLRLAND && !crashed[i] ->
-		obit[i] = 0; opend[i] = 0; opc[i] = O_IDLE }
+		obit[i] = 0; opend[i] = 0; opc[i] = O_IDLE; LANDED(i) }
 	od
 }
 
@@ -421,7 +513,7 @@ proctype Hb(byte i)
 		:: !dead[i] -> rage[i] = hpend[i] - 1
 		:: else
 		fi;
-		hpend[i] = 0; hpc[i] = H_IDLE }
+		hpend[i] = 0; hpc[i] = H_IDLE; LANDED(i) }
 	/*
 	 * Re-attach once this incarnation is dead (its mappings were zapped when that
 	 * was found) and no store of it is still in flight: a fresh record (choosing 0,
@@ -446,6 +538,9 @@ proctype Hb(byte i)
 /* The clock: ticks whenever no checked store has been pending for W ticks. */
 #define PEND_OK(p)	(p[0] <= W && (N < 2 || p[1] <= W) && (N < 3 || p[2] <= W) && (N < 4 || p[3] <= W))
 #define AGE(v, cap)	if :: v < cap -> v++ :: else fi
+/* some reader has read w's last heartbeat (N <= 4) */
+#define HBREAD(w)	((w != 0 && !hbnew[IX(0, w)]) || (w != 1 && !hbnew[IX(1, w)]) || \
+			 (N > 2 && w != 2 && !hbnew[IX(2 % N, w)]) || (N > 3 && w != 3 && !hbnew[IX(3 % N, w)]))
 #define AGEP(v)		if :: v > 0 -> v++ :: else fi
 
 proctype Clock()
@@ -464,6 +559,7 @@ proctype Clock()
 		:: else -> tx = 0; break
 		od;
 		tx = 0;
+#ifndef WRITER_AGES
 		do
 		:: tx < N * N ->
 			if
@@ -473,6 +569,18 @@ proctype Clock()
 			tx++
 		:: else -> tx = 0; break
 		od; skip }
+#else
+		/* hbage[w] stands still while every reader has w's change unread */
+		do
+		:: tx < N ->
+			if
+			:: HBREAD(tx) -> AGE(hbage[tx], EXP)
+			:: else
+			fi;
+			tx++
+		:: else -> tx = 0; break
+		od; skip }
+#endif
 	od
 }
 
