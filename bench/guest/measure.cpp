@@ -2,6 +2,11 @@
 // The guest benchmark's shared measurements (measure.hpp).
 #include "measure.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -240,6 +245,55 @@ alias_table::alias_table(const std::vector<double> &p) : prob_(p.size()), alias_
 		prob_[i] = UINT32_MAX, alias_[i] = i;
 	for (uint32_t i : small)
 		prob_[i] = UINT32_MAX, alias_[i] = i;
+}
+
+sock_address parse_address(const std::string &s)
+{
+	sock_address a;
+
+	if (s.starts_with("unix:")) {
+		std::string path = s.substr(5);
+		auto *u = reinterpret_cast<sockaddr_un *>(&a.sa);
+		if (path.empty() || path.size() >= sizeof(u->sun_path))
+			throw std::invalid_argument(s + ": unix:PATH needs a path of 1 to " +
+						    std::to_string(sizeof(u->sun_path) - 1) + " bytes");
+		u->sun_family = AF_UNIX;
+		memcpy(u->sun_path, path.c_str(), path.size());
+		a.len = sizeof(*u);
+		return a;
+	}
+	if (s.starts_with("tcp:")) {
+		std::string rest = s.substr(4), host = "127.0.0.1", port = rest;
+		auto colon = rest.rfind(':');
+		if (colon != std::string::npos)
+			host = rest.substr(0, colon), port = rest.substr(colon + 1);
+		auto *in = reinterpret_cast<sockaddr_in *>(&a.sa);
+		char *end = nullptr;
+		long n = strtol(port.c_str(), &end, 10);
+		if (port.empty() || *end || n < 1 || n > 65535 ||
+		    inet_pton(AF_INET, host.c_str(), &in->sin_addr) != 1)
+			throw std::invalid_argument(s + ": tcp:PORT or tcp:HOST:PORT needs a port "
+						    "from 1 to 65535 and an IPv4 host");
+		in->sin_family = AF_INET;
+		in->sin_port = htons(uint16_t(n));
+		a.len = sizeof(*in);
+		return a;
+	}
+	throw std::invalid_argument(s + ": give unix:PATH, tcp:PORT or tcp:HOST:PORT");
+}
+
+int connect_to(const sock_address &a)
+{
+	int fd = socket(a.sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	if (connect(fd, reinterpret_cast<const sockaddr *>(&a.sa), a.len) == 0)
+		return fd;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return -1;
 }
 
 } // namespace cxlt_bench

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/socket.h>
+
 #include <nlohmann/json.hpp>
 
 #include "../sim/rng.hpp"
@@ -72,6 +74,16 @@ public:
 private:
 	std::vector<uint32_t> prob_, alias_;
 };
+
+// Where a server listens: "unix:PATH", "tcp:PORT" (on 127.0.0.1) or "tcp:HOST:PORT"
+// (an IPv4 host).  parse_address() throws std::invalid_argument saying what is wrong.
+struct sock_address {
+	sockaddr_storage sa{};
+	socklen_t len = 0;
+};
+sock_address parse_address(const std::string &s);
+// A connected stream socket (close-on-exec), or -1 with errno.
+int connect_to(const sock_address &a);
 
 // The kernel threads whose CPU time every row accounts.
 inline constexpr const char *TIERING_THREADS =

@@ -45,15 +45,12 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
-#include <arpa/inet.h>
 #include <fcntl.h>
 #include <fstream>
-#include <netinet/in.h>
 #include <sstream>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -164,57 +161,24 @@ placement locate(pid_t pid, const std::set<int> &fast, int idx, int pp_samples,
 	return p;
 }
 
-// Where a server listens (--ready): a Unix socket or a TCP port.
-struct address {
-	sockaddr_storage sa{};
-	socklen_t len = 0;
-};
-
-address parse_address(const std::string &s)
+sock_address ready_address(const std::string &s)
 {
-	address a;
-
-	if (s.starts_with("unix:")) {
-		std::string path = s.substr(5);
-		auto *u = reinterpret_cast<sockaddr_un *>(&a.sa);
-		if (path.empty() || path.size() >= sizeof(u->sun_path))
-			die("--ready " + s + ": unix:PATH needs a path of 1 to " +
-			    std::to_string(sizeof(u->sun_path) - 1) + " bytes");
-		u->sun_family = AF_UNIX;
-		memcpy(u->sun_path, path.c_str(), path.size());
-		a.len = sizeof(*u);
-		return a;
+	try {
+		return parse_address(s);
+	} catch (const std::invalid_argument &e) {
+		die(std::string("--ready ") + e.what());
 	}
-	if (s.starts_with("tcp:")) {
-		std::string rest = s.substr(4), host = "127.0.0.1", port = rest;
-		auto colon = rest.rfind(':');
-		if (colon != std::string::npos)
-			host = rest.substr(0, colon), port = rest.substr(colon + 1);
-		auto *in = reinterpret_cast<sockaddr_in *>(&a.sa);
-		char *end = nullptr;
-		long n = strtol(port.c_str(), &end, 10);
-		if (port.empty() || *end || n < 1 || n > 65535 ||
-		    inet_pton(AF_INET, host.c_str(), &in->sin_addr) != 1)
-			die("--ready " + s + ": tcp:PORT or tcp:HOST:PORT needs a port from 1 to 65535 "
-			    "and an IPv4 host");
-		in->sin_family = AF_INET;
-		in->sin_port = htons(uint16_t(n));
-		a.len = sizeof(*in);
-		return a;
-	}
-	die("--ready " + s + ": give unix:PATH, tcp:PORT or tcp:HOST:PORT");
 }
 
 // Does the server accept connections yet?
-bool accepts(const address &a)
+bool accepts(const sock_address &a)
 {
-	int fd = socket(a.sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = connect_to(a);
 
 	if (fd < 0)
-		die(std::string("socket: ") + strerror(errno));
-	bool ok = connect(fd, reinterpret_cast<const sockaddr *>(&a.sa), a.len) == 0;
+		return false;
 	close(fd);
-	return ok;
+	return true;
 }
 
 // "status N" or "signal N" of a wait status.
@@ -307,9 +271,9 @@ int run(const options &o)
 	const int pp_samples = std::max(1, int(std::lround(o.pp_window / o.interval)));
 
 	const bool server = !o.client.empty();
-	address addr;
+	sock_address addr;
 	if (server)
-		addr = parse_address(o.ready);
+		addr = ready_address(o.ready);
 
 	auto threads0 = thread_cpu(prefixes);
 	auto vm0 = vmstat();
@@ -605,7 +569,7 @@ int main(int argc, char **argv)
 		if (o.ready.empty())
 			die(std::string("a client (") + CLIENT_SEP + ") needs --ready ADDR: where the server "
 			    "listens, to start the client once it accepts connections");
-		parse_address(o.ready);
+		ready_address(o.ready);
 	} else if (!o.ready.empty()) {
 		die(std::string("--ready is for server mode: give the client after the server's "
 				"command, SERVER... ") + CLIENT_SEP + " CLIENT...");

@@ -34,20 +34,18 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sstream>
 #include <stdexcept>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/un.h>
-#include <arpa/inet.h>
 #include <unistd.h>
 #include <utility>
 
 #include <CLI/CLI.hpp>
 
 #include "measure.hpp"
+#include "../../tools/common/fd_owner.hpp"
 
 namespace {
 
@@ -69,28 +67,7 @@ struct conn_error : std::runtime_error {
 	using std::runtime_error::runtime_error;
 };
 
-// A file descriptor that closes itself.
-class fd_handle {
-public:
-	explicit fd_handle(int fd = -1) : fd_(fd) {}
-	fd_handle(const fd_handle &) = delete;
-	fd_handle &operator=(const fd_handle &) = delete;
-	fd_handle(fd_handle &&o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-	fd_handle &operator=(fd_handle &&o) noexcept
-	{
-		std::swap(fd_, o.fd_);
-		return *this;
-	}
-	~fd_handle()
-	{
-		if (fd_ >= 0)
-			close(fd_);
-	}
-	int get() const { return fd_; }
-
-private:
-	int fd_;
-};
+using fd_handle = cxlt_tools::fd_owner;
 
 struct reply {
 	char type = 0;		// '+', '-', ':', '$' (bulk; nil: null), '*' (not expected)
@@ -192,32 +169,19 @@ private:
 
 	static fd_handle try_connect(const options &o, std::string &why)
 	{
-		if (!o.socket.empty()) {
-			sockaddr_un a{};
-			a.sun_family = AF_UNIX;
-			if (o.socket.size() >= sizeof(a.sun_path))
-				throw conn_error("socket path too long: " + o.socket);
-			memcpy(a.sun_path, o.socket.c_str(), o.socket.size());
-			fd_handle fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-			if (fd.get() < 0)
-				throw conn_error(std::string("socket: ") + strerror(errno));
-			if (connect(fd.get(), reinterpret_cast<sockaddr *>(&a), sizeof(a)) == 0)
-				return fd;
-			why = strerror(errno);
-			return fd_handle();
+		sock_address a;
+
+		try {
+			a = parse_address(o.socket.empty()
+				? "tcp:" + o.host + ":" + std::to_string(o.port)
+				: "unix:" + o.socket);
+		} catch (const std::invalid_argument &e) {
+			throw conn_error(e.what());
 		}
-		sockaddr_in a{};
-		a.sin_family = AF_INET;
-		a.sin_port = htons(uint16_t(o.port));
-		if (inet_pton(AF_INET, o.host.c_str(), &a.sin_addr) != 1)
-			throw conn_error("--host must be an IPv4 address: " + o.host);
-		fd_handle fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+		fd_handle fd(connect_to(a));
 		if (fd.get() < 0)
-			throw conn_error(std::string("socket: ") + strerror(errno));
-		if (connect(fd.get(), reinterpret_cast<sockaddr *>(&a), sizeof(a)) == 0)
-			return fd;
-		why = strerror(errno);
-		return fd_handle();
+			why = strerror(errno);
+		return fd;
 	}
 
 	void wait_for(short ev, const char *what)
