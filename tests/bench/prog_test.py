@@ -14,16 +14,11 @@ import subprocess
 import sys
 import tempfile
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tap import check, done  # noqa: E402
 
 SVMDATA, PROG = sys.argv[1], sys.argv[2]
-n = failed = 0
 
-
-def check(what, ok, detail=""):
-    global n, failed
-    n += 1
-    print(("ok" if ok else "not ok") + f" {n} {what}" + ("" if ok else f" # {detail}"))
-    failed += not ok
 
 
 def svm(tmp, name, *args):
@@ -130,5 +125,4 @@ with tempfile.TemporaryDirectory() as tmp:
         os.kill(child, signal.SIGKILL)
     check("prog: killed, it kills the program", gone)
 
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+done()

@@ -18,16 +18,11 @@ import subprocess
 import sys
 import tempfile
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tap import check, done  # noqa: E402
 
 LOAD, PROG = sys.argv[1], sys.argv[2]
-n = failed = 0
 
-
-def check(what, ok, detail=""):
-    global n, failed
-    n += 1
-    print(("ok" if ok else "not ok") + f" {n} {what}" + ("" if ok else f" # {detail}"))
-    failed += not ok
 
 
 def redis_binary(tmp):
@@ -311,5 +306,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check("prog: killed, it kills the server and the client", spid and cpid and gone(spid) and gone(cpid),
           f"{spid} {cpid}")
 
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+done()

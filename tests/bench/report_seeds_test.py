@@ -11,16 +11,11 @@ import os
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tap import check, done  # noqa: E402
 
 REPORT = sys.argv[1]
-n = failed = 0
 
-
-def check(what, ok, detail=""):
-    global n, failed
-    n += 1
-    print(("ok" if ok else "not ok") + f" {n} {what}" + ("" if ok else f" # {detail}"))
-    failed += not ok
 
 
 def span(ops, ftaf):
@@ -183,5 +178,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check("the run-time program's table stays by run time", "liblinear:" in p.stdout and
           "runtime_s" in p.stdout.split("liblinear:")[1].splitlines()[1], p.stdout)
 
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+done()

@@ -17,18 +17,13 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tap import check, done  # noqa: E402
 
 SIM = sys.argv[1]
 PERIOD_END = {"first-touch", "clock", "cxltier", "oracle-static", "oracle-window"}
 BUDGETED = {"first-touch", "clock", "cxltier", "nb-tiering", "oracle-static"}
-n = failed = 0
 
-
-def check(what, ok, detail=""):
-    global n, failed
-    n += 1
-    print(("ok" if ok else "not ok") + f" {n} {what}" + ("" if ok else f" # {detail}"))
-    failed += not ok
 
 
 def sim(tmp, *args):
@@ -129,5 +124,4 @@ with tempfile.TemporaryDirectory() as tmp:
             "first-touch,nb-tiering,clock,cxltier,cxltier:conf=2,oracle-static,oracle-window")
     run_checks(d["records"], "synthetic")
 
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+done()

@@ -10,16 +10,11 @@ import os
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tap import check, done  # noqa: E402
 
 SIM, BASELINE = sys.argv[1], sys.argv[2]
-n = failed = 0
 
-
-def check(what, ok, detail=""):
-    global n, failed
-    n += 1
-    print(("ok" if ok else "not ok") + f" {n} {what}" + ("" if ok else f" # {detail}"))
-    failed += not ok
 
 
 def heldout(tmp, baseline):
@@ -64,5 +59,4 @@ with tempfile.TemporaryDirectory() as tmp:
           [l.split()[:2] for l in lines] == [[want[0], f"1/{round(1 / want[1])}"]], lines)
     check("the table counts one regression", "Regressions: 1." in stdout, stdout)
 
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+done()
