@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cmath>
 #include <ctime>
@@ -245,6 +246,17 @@ alias_table::alias_table(const std::vector<double> &p) : prob_(p.size()), alias_
 		prob_[i] = UINT32_MAX, alias_[i] = i;
 	for (uint32_t i : small)
 		prob_[i] = UINT32_MAX, alias_[i] = i;
+}
+
+bool write_result(const json &doc, const std::string &path)
+{
+	std::string text = doc.dump(1) + "\n";
+
+	if (path.empty())
+		return fputs(text.c_str(), stdout) >= 0 && fflush(stdout) == 0;
+	std::ofstream f(path);
+	f << text;
+	return bool(f);
 }
 
 sock_address parse_address(const std::string &s)

@@ -75,6 +75,10 @@ private:
 	std::vector<uint32_t> prob_, alias_;
 };
 
+// The result document, on stdout (flushed) or into @path; false when it could not be
+// written.
+bool write_result(const json &doc, const std::string &path);
+
 // Where a server listens: "unix:PATH", "tcp:PORT" (on 127.0.0.1) or "tcp:HOST:PORT"
 // (an IPv4 host).  parse_address() throws std::invalid_argument saying what is wrong.
 struct sock_address {

@@ -494,15 +494,8 @@ int run(const options &o)
 				{ "pingpong_seen", p.pingpong } });
 	doc["series"] = ser;
 
-	std::string text = doc.dump(1) + "\n";
-	if (o.out.empty()) {
-		fputs(text.c_str(), stdout);
-	} else {
-		std::ofstream f(o.out);
-		f << text;
-		if (!f)
-			die("cannot write " + o.out);
-	}
+	if (!write_result(doc, o.out))
+		die("cannot write " + (o.out.empty() ? std::string("stdout") : o.out));
 	if (!error.empty()) {
 		fprintf(stderr, "cxlt-bench-prog: %s\n", error.c_str());
 		return 1;

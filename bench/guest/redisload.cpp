@@ -33,7 +33,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <poll.h>
 #include <sstream>
 #include <stdexcept>
@@ -427,24 +426,17 @@ int run(const options &o)
 	doc["interval_s"] = o.interval;
 	doc["series"] = series;
 
-	std::string text = doc.dump(1) + "\n";
-	if (o.out.empty()) {
-		fputs(text.c_str(), stdout);
-		fflush(stdout);
-	} else {
-		std::ofstream f(o.out);
-		f << text;
-		if (!f)
-			throw conn_error("cannot write " + o.out);
-	}
+	if (!write_result(doc, o.out))
+		throw conn_error("cannot write " + (o.out.empty() ? std::string("stdout") : o.out));
 	if (doc["errors"].get<uint64_t>()) {
+		std::string first = doc["first_error"].get<std::string>();
+
+		if (!first.empty())
+			first = " (first: " + first + ")";
 		fprintf(stderr, "cxlt-bench-redisload: the keyspace is not intact: %llu misses, %llu wrong "
-			"values, %llu error replies%s%s, DBSIZE %llu of %u keys\n",
+			"values, %llu error replies%s, DBSIZE %llu of %u keys\n",
 			(unsigned long long)(n.misses + warm.misses), (unsigned long long)(n.wrong + warm.wrong),
-			(unsigned long long)(n.errors + warm.errors),
-			doc["first_error"].get<std::string>().empty() ? "" : " (first: ",
-			doc["first_error"].get<std::string>().empty()
-				? "" : (doc["first_error"].get<std::string>() + ")").c_str(),
+			(unsigned long long)(n.errors + warm.errors), first.c_str(),
 			(unsigned long long)keys_now, o.keys);
 		return 1;
 	}

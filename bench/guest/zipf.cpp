@@ -489,15 +489,8 @@ int run(const options &o)
 		doc["counters_end"] = after.counters;
 	doc["checksum"] = sink;
 
-	std::string text = doc.dump(1) + "\n";
-	if (o.out.empty()) {
-		fputs(text.c_str(), stdout);
-	} else {
-		std::ofstream f(o.out);
-		f << text;
-		if (!f)
-			die("cannot write " + o.out);
-	}
+	if (!write_result(doc, o.out))
+		die("cannot write " + (o.out.empty() ? std::string("stdout") : o.out));
 	return 0;
 }
 
