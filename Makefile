@@ -11,6 +11,9 @@
 #                     (qemu/newest-kernel; make newest-module builds it only)
 #   make demo         boot the default emulated CXL topology and show what cxltier does
 #   make bench-sim    run the policy simulator (bench/out/sim.json, bench/out/*.png)
+#   make bench-traces record the simulator's program traces again (liblinear-train,
+#                     redis-server, sort in the guest under QEMU's pagetrace plugin;
+#                     bench/sim/traces/; bench/trace/record)
 #   make bench        the guest benchmark: boots of the pool topology, the same Zipf
 #                     workload, liblinear-train and redis-server on cxltier, the
 #                     kernel's tiering, DAMON, DRAM and CXL, three seeds
@@ -64,7 +67,7 @@ BUILD  ?= $(ROOT)/build
 KJOBS  ?= -j$(shell nproc)
 KMAKE  = $(MAKE) $(KJOBS) -C $(KDIR) M=$(ROOT) W=1
 
-.PHONY: all module userspace selftests sparse checkpatch check demo bench-sim bench setup \
+.PHONY: all module userspace selftests sparse checkpatch check demo bench-sim bench-traces bench setup \
 	guest clean debug-kernel debug-module debug-guest check-debug guest-tools crash-test pool-kill-test \
 	pool-pause-test poolcore-mutate model-3hosts bench-ckpt install dkms-src dkms-install deb check-packages \
 	newest-kernel newest-module newest-guest slurm-guest check-slurm
@@ -242,6 +245,11 @@ bench-ckpt: module guest-tools
 
 bench-sim: userspace
 	@bench/run-sim $(BUILD)
+
+bench-traces: guest-tools
+	cmake --build $(BUILD) --target cxlt-bench-svmdata cxlt-bench-redisload
+	qemu/build-guest --build $(BUILD)
+	@bench/trace/record $(BUILD)
 
 # Only what the guest run needs: the bench programs, process mode's service and the
 # preload of `cxltierctl run --regions` (rows of their own), not the host tests, not

@@ -35,6 +35,9 @@ const std::vector<std::string> HELDOUT_POLICIES{ "cxltier", "nb-tiering" };
 // cxltier more than this below the baseline's ftaf on a held-out trace and
 // size is a regression.
 constexpr double REGRESSION = 0.005;
+// The per-window oracle's window on a held-out program trace, in periods: as
+// on the synthetic held-out traces without phases, whatever --phase says.
+constexpr uint64_t HELDOUT_WINDOW_PERIODS = 64;
 
 struct options {
 	uint32_t pages = 32768;
@@ -55,6 +58,7 @@ struct options {
 	std::string baseline, write_baseline, baseline_label = "unlabelled";
 	std::string json;
 	std::string series_dir;
+	std::string corpus;
 };
 
 // Each window of @window accesses in turn: @f(begin, end, touched, cnt,
@@ -213,6 +217,7 @@ std::vector<std::shared_ptr<const reference>> offline(const trace &tr,
 
 struct result {
 	std::string trace, policy;
+	std::string source;		// "synthetic", "file" (--trace-file) or "corpus"
 	double ratio = 0;
 	bool heldout = false;
 	run_config cfg{};
@@ -352,8 +357,8 @@ int64_t recovery(const result &r, uint64_t phase_periods)
 }
 
 void run_trace(const trace &tr, const std::vector<double> &ratios,
-	       const std::vector<std::string> &policies, bool heldout, const options &o,
-	       uint64_t period, std::vector<result> &out)
+	       const std::vector<std::string> &policies, bool heldout, const std::string &source,
+	       const options &o, uint64_t period, std::vector<result> &out)
 {
 	struct job {
 		size_t ratio;		// index in @ratios
@@ -403,6 +408,7 @@ void run_trace(const trace &tr, const std::vector<double> &ratios,
 
 		r.trace = tr.name;
 		r.policy = jobs[i].policy;
+		r.source = source;
 		r.ratio = ratios[jobs[i].ratio];
 		r.heldout = heldout;
 		r.npages = tr.npages;
@@ -417,11 +423,12 @@ void run_trace(const trace &tr, const std::vector<double> &ratios,
 	}
 }
 
-const result *find(const std::vector<result> &rs, const std::string &trace, double ratio,
-		   const std::string &policy)
+// A --trace-file may share a held-out trace's name: the halves are kept apart.
+const result *find(const std::vector<result> &rs, bool heldout, const std::string &trace,
+		   double ratio, const std::string &policy)
 {
 	for (auto &r : rs)
-		if (r.trace == trace && r.ratio == ratio && r.policy == policy)
+		if (r.heldout == heldout && r.trace == trace && r.ratio == ratio && r.policy == policy)
 			return &r;
 	return nullptr;
 }
@@ -468,11 +475,37 @@ void print_table(const std::vector<result> &rs)
 		   "the oracles, references,\nnot bounds.\n");
 }
 
+// A trace of the held-out half as this run made it, and what a baseline entry
+// must match for the two to be compared: a synthetic trace's size, length and
+// seed; a program trace's size, length and content (a trace recorded again
+// under the same name is another trace).
+struct heldout_id {
+	std::string name;
+	std::string source;	// "synthetic" or "corpus"
+	uint32_t npages;
+	uint64_t periods;
+	nlohmann::json key;
+};
+
+heldout_id synthetic_id(const heldout_trace &ht)
+{
+	return { ht.name, "synthetic", ht.npages, ht.periods,
+		 { { "pages", ht.npages }, { "periods", ht.periods }, { "seed", ht.seed } } };
+}
+
+heldout_id program_id(const trace &tr, uint64_t period)
+{
+	return { tr.name, "corpus", tr.npages, (tr.acc.size() + period - 1) / period,
+		 { { "pages", tr.npages }, { "accesses", tr.acc.size() },
+		   { "digest", fmt::format("fnv1a64:{:016x}", trace_digest(tr)) } } };
+}
+
 // The held-out results of the last release: cxltier's ftaf per trace and size.
 struct baseline {
 	std::string path, label;
 	std::string why_not;	// set when this run cannot be compared with it
-	std::map<std::pair<std::string, double>, double> ftaf;
+	// Its entries by trace and size: "ftaf" and the trace's key fields.
+	std::map<std::pair<std::string, double>, nlohmann::json> entry;
 };
 
 baseline read_baseline(const std::string &path, const options &o)
@@ -493,15 +526,9 @@ baseline read_baseline(const std::string &path, const options &o)
 			return b;
 		}
 		for (auto &e : j.at("traces")) {
-			auto name = e.at("trace").get<std::string>();
-			auto &hs = heldout_traces();
-			auto ht = std::find_if(hs.begin(), hs.end(), [&](auto &h) { return h.name == name; });
-
-			// A trace since dropped or resized is not compared.
-			if (ht == hs.end() || e.at("pages") != ht->npages || e.at("periods") != ht->periods ||
-			    e.at("seed") != ht->seed)
-				continue;
-			b.ftaf[{ name, e.at("fast_ratio").get<double>() }] = e.at("ftaf").get<double>();
+			// A malformed entry is an error here, not when compared.
+			e.at("ftaf").get<double>();
+			b.entry[{ e.at("trace").get<std::string>(), e.at("fast_ratio").get<double>() }] = e;
 		}
 	} catch (const nlohmann::json::exception &e) {
 		throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
@@ -509,29 +536,56 @@ baseline read_baseline(const std::string &path, const options &o)
 	return b;
 }
 
+// A held-out row against the baseline: none given (or not comparable as a
+// whole), compared, no entry for the trace and size (a trace added since:
+// "new"), or an entry whose key differs (a trace since resized, reseeded or
+// recorded again: "changed").  Only a compared row can be a regression.
+enum class vs_base { none, compared, fresh, changed };
+
+const char *vs_name(vs_base v)
+{
+	switch (v) {
+	case vs_base::compared: return "compared";
+	case vs_base::fresh: return "new";
+	case vs_base::changed: return "changed";
+	default: return "none";
+	}
+}
+
 struct heldout_row {
-	const heldout_trace *ht;
+	const heldout_id *id;
 	double ratio;
 	const result *ours, *nb;
+	vs_base vs = vs_base::none;
 	std::optional<double> base;
 
 	bool regression() const { return base && *base - ours->ftaf() > REGRESSION; }
 };
 
-std::vector<heldout_row> heldout_rows(const std::vector<result> &rs, const baseline &b)
+std::vector<heldout_row> heldout_rows(const std::vector<result> &rs,
+				      const std::vector<heldout_id> &ids, const baseline &b)
 {
 	std::vector<heldout_row> rows;
 
-	for (auto &ht : heldout_traces()) {
+	for (auto &id : ids) {
 		for (double ratio : HELDOUT_RATIOS) {
-			heldout_row row{ &ht, ratio, find(rs, ht.name, ratio, HELDOUT_POLICIES[0]),
-					 find(rs, ht.name, ratio, HELDOUT_POLICIES[1]), std::nullopt };
+			heldout_row row{ &id, ratio, find(rs, true, id.name, ratio, HELDOUT_POLICIES[0]),
+					 find(rs, true, id.name, ratio, HELDOUT_POLICIES[1]), vs_base::none,
+					 std::nullopt };
 
-			if (!row.ours)
-				return {};
-			if (b.why_not.empty())
-				if (auto it = b.ftaf.find({ ht.name, ratio }); it != b.ftaf.end())
-					row.base = it->second;
+			if (!row.ours || !row.nb)
+				throw std::logic_error(fmt::format("held-out {} not run", id.name));
+			if (!b.path.empty() && b.why_not.empty()) {
+				auto it = b.entry.find({ id.name, ratio });
+
+				row.vs = it == b.entry.end() ? vs_base::fresh : vs_base::compared;
+				if (it != b.entry.end())
+					for (auto &[k, v] : id.key.items())
+						if (!it->second.contains(k) || it->second.at(k) != v)
+							row.vs = vs_base::changed;
+				if (row.vs == vs_base::compared)
+					row.base = it->second.at("ftaf").get<double>();
+			}
 			rows.push_back(row);
 		}
 	}
@@ -553,26 +607,35 @@ void print_heldout(const std::vector<heldout_row> &rows, const baseline &b)
 		   "pingpong (cxltier)", "release", "delta");
 	for (auto &row : rows) {
 		const result &c = *row.ours, &n = *row.nb;
+		std::string vs;
 
 		if (!last.empty() && last != c.trace)
 			fmt::print("\n");
 		last = c.trace;
 		regressions += row.regression();
-		fmt::print("{:<12} {:>4} {:>7.3f} {:>10.3f}{:1} {:>8.3f} {:>8.3f} {:>6} {:>6} {:>22} {:>7} {:>7}{}\n",
+		if (row.vs == vs_base::compared)
+			vs = fmt::format("{:>7.3f} {:>+7.4f}{}", *row.base, c.ftaf() - *row.base,
+					 row.regression() ? "  REGRESSION" : "");
+		else if (row.vs == vs_base::fresh)
+			vs = "new (no baseline)";
+		else if (row.vs == vs_base::changed)
+			vs = "changed (not compared)";
+		else
+			vs = fmt::format("{:>7} {:>7}", "-", "-");
+		fmt::print("{:<12} {:>4} {:>7.3f} {:>10.3f}{:1} {:>8.3f} {:>8.3f} {:>6} {:>6} {:>22} {}\n",
 			   c.trace, ratio_name(c.ratio), c.ftaf(), n.ftaf(),
 			   n.hits > n.ref->period.hits ? "^" : "", c.ref->ftaf(c.ref->period.hits),
 			   c.ref->ftaf(c.ref->budget_hits),
 			   c.bounded() ? fmt::format("{:.3f}", c.to_bound()) : "-",
 			   n.bounded() ? fmt::format("{:.3f}", n.to_bound()) : "-",
 			   fmt::format("{:.1f}% ({} of {})", 100 * c.pp_share(), c.pingpong, c.promotions),
-			   row.base ? fmt::format("{:.3f}", *row.base) : "-",
-			   row.base ? fmt::format("{:+.4f}", c.ftaf() - *row.base) : "-",
-			   row.regression() ? "  REGRESSION" : "");
+			   vs);
 	}
 	fmt::print("\ncxl/bd, nb/bd: ftaf over the least bound that holds for the run (b-period does "
 		   "not hold for nb-tiering,\nwhich migrates inside periods; ^: nb-tiering above "
 		   "b-period).  release: cxltier's ftaf at the last\nrelease; REGRESSION: more than "
-		   "{} below it.  Regressions: {}.\n",
+		   "{} below it; new: no entry for the trace and size; changed: the\nentry is for "
+		   "another size, length, seed or recording of the trace.  Regressions: {}.\n",
 		   REGRESSION, regressions);
 }
 
@@ -601,7 +664,11 @@ std::vector<goal> check_goals(const std::vector<result> &rs, const std::vector<h
 						   100 * r.pp_share()));
 		if (r.heldout)
 			continue;
-		if (r.trace.starts_with("zipf-")) {
+		// These goals are about a synthetic family, not whatever file
+		// happens to share its name.
+		const bool synthetic = r.source == "synthetic";
+
+		if (synthetic && r.trace.starts_with("zipf-")) {
 			double rel = double(r.hits) / double(r.ref->stat.hits);
 
 			g.push_back({ fmt::format("ftaf >= 0.95 x static oracle on {}", r.at()),
@@ -614,14 +681,14 @@ std::vector<goal> check_goals(const std::vector<result> &rs, const std::vector<h
 				      fmt::format("{} periods", r.recovery),
 				      uint64_t(r.recovery) <= 2 * refill });
 		}
-		if (r.trace == "uniform") {
+		if (synthetic && r.trace == "uniform") {
 			uint64_t moved = r.promotions + r.demotions;
 			double frac = double(moved) / r.npages;
 
 			g.push_back({ fmt::format("near-zero migrations (<= 1% of the working set) on {}", r.at()),
 				      fmt::format("{:.2f}% ({} pages)", 100 * frac, moved), frac <= 0.01 });
 		}
-		if (auto nb = find(rs, r.trace, r.ratio, "nb-tiering"))
+		if (auto nb = find(rs, false, r.trace, r.ratio, "nb-tiering"))
 			g.push_back({ fmt::format("ftaf ahead of nb-tiering on {}", r.at()),
 				      fmt::format("{:.4f} vs {:.4f}", r.ftaf(), nb->ftaf()),
 				      r.ftaf() > nb->ftaf() });
@@ -653,6 +720,7 @@ nlohmann::json record_json(const result &r)
 		{ "trace", r.trace },
 		{ "fast_ratio", r.ratio },
 		{ "policy", r.policy },
+		{ "source", r.source },
 		{ "ftaf", r.ftaf() },
 		{ "bound_ftaf", r.bounded() ? nlohmann::json(r.bound()) : nlohmann::json() },
 		{ "ratio_to_bound", r.bounded() ? nlohmann::json(r.to_bound()) : nlohmann::json() },
@@ -689,13 +757,12 @@ nlohmann::json heldout_json(const std::vector<result> &rs, const std::vector<hel
 
 	for (auto &row : rows) {
 		const result &c = *row.ours, &n = *row.nb;
-
-		jr.push_back({
+		nlohmann::json j = {
 			{ "trace", c.trace },
+			{ "source", row.id->source },
 			{ "fast_ratio", c.ratio },
-			{ "pages", row.ht->npages },
-			{ "periods", row.ht->periods },
-			{ "seed", row.ht->seed },
+			{ "pages", row.id->npages },
+			{ "periods", row.id->periods },
 			{ "cxltier_ftaf", c.ftaf() },
 			{ "nb_tiering_ftaf", n.ftaf() },
 			{ "bound_period_ftaf", c.ref->ftaf(c.ref->period.hits) },
@@ -708,8 +775,13 @@ nlohmann::json heldout_json(const std::vector<result> &rs, const std::vector<hel
 			{ "pingpong_share", c.pp_share() },
 			{ "baseline_ftaf", row.base ? nlohmann::json(*row.base) : nlohmann::json() },
 			{ "delta", row.base ? nlohmann::json(c.ftaf() - *row.base) : nlohmann::json() },
+			{ "baseline_status", vs_name(row.vs) },
 			{ "regression", row.regression() },
-		});
+		};
+
+		// seed, or accesses and digest: what the baseline is matched on.
+		j.update(row.id->key);
+		jr.push_back(j);
 	}
 	for (auto &r : rs)
 		if (r.heldout)
@@ -751,7 +823,8 @@ void write_json(const std::string &path, const options &o, uint64_t period,
 		    { "phase_periods", o.phase_periods }, { "seed", o.seed },
 		    { "budget", fmt::format("fast_pages / {} per period", o.budget_div) },
 		    { "pingpong_window_periods", o.pp_window }, { "page_size", PAGE_SIZE },
-		    { "sampling", "accessed bits harvested once per period" } } },
+		    { "sampling", "accessed bits harvested once per period" },
+		    { "corpus", o.corpus.empty() ? nlohmann::json() : nlohmann::json(o.corpus) } } },
 		{ "records", recs },
 		{ "goals", gj },
 	};
@@ -765,16 +838,19 @@ void write_baseline(const std::string &path, const options &o, const std::vector
 {
 	nlohmann::json tr = nlohmann::json::array();
 
-	for (auto &row : rows)
-		tr.push_back({ { "trace", row.ht->name }, { "pages", row.ht->npages },
-			       { "periods", row.ht->periods }, { "seed", row.ht->seed },
-			       { "fast_ratio", row.ratio }, { "ftaf", row.ours->ftaf() } });
+	for (auto &row : rows) {
+		nlohmann::json e = { { "trace", row.id->name }, { "fast_ratio", row.ratio },
+				     { "ftaf", row.ours->ftaf() } };
+
+		e.update(row.id->key);
+		tr.push_back(e);
+	}
 	write_file(path, {
-		{ "about", "cxltier's fast-tier access fraction on the held-out traces at the last "
-			   "release; make bench-sim flags a held-out trace and size more than 0.005 "
-			   "below it.  Regenerate it when a release is cut: bench/run-sim BUILD -- "
-			   "--heldout only --write-baseline bench/sim/heldout-baseline.json "
-			   "--baseline-label RELEASE" },
+		{ "about", "cxltier's fast-tier access fraction on the held-out traces (synthetic, and "
+			   "the program traces of --corpus) at the last release; make bench-sim flags "
+			   "a held-out trace and size more than 0.005 below it.  Regenerate it when a "
+			   "release is cut: bench/run-sim BUILD -- --heldout only --write-baseline "
+			   "bench/sim/heldout-baseline.json --baseline-label RELEASE" },
 		{ "label", o.baseline_label },
 		{ "budget_div", o.budget_div },
 		{ "pingpong_window", o.pp_window },
@@ -821,6 +897,81 @@ void write_series(const std::string &dir, const std::vector<result> &rs)
 	}
 }
 
+// A program trace of --corpus DIR: DIR/tuning/NAME.txt or DIR/heldout/NAME.txt.
+struct corpus_trace {
+	std::string name, path;
+};
+
+struct corpus {
+	std::vector<corpus_trace> tuning, heldout;
+};
+
+template <class V> bool has_name(const V &v, const std::string &name)
+{
+	return std::any_of(v.begin(), v.end(), [&](auto &t) { return t.name == name; });
+}
+
+// Every entry of @dir must be a trace, NAME.txt: a stray file (a trace left
+// compressed, a typo) is an error, not a trace silently left out.
+std::vector<corpus_trace> list_half(const std::filesystem::path &dir)
+{
+	namespace fs = std::filesystem;
+	std::vector<corpus_trace> v;
+
+	if (!fs::is_directory(dir))
+		throw std::runtime_error(fmt::format("{}: no such directory (--corpus DIR needs "
+						     "DIR/tuning and DIR/heldout, either may be empty)",
+						     dir.string()));
+	for (auto &e : fs::directory_iterator(dir)) {
+		const fs::path &p = e.path();
+
+		if (p.extension() != ".txt" || p.stem().empty())
+			throw std::runtime_error(fmt::format(
+				"{}: not a trace, NAME.txt{}", p.string(),
+				p.extension() == ".xz" ? " (bench/run-sim decompresses the .txt.xz)" : ""));
+		if (!e.is_regular_file())
+			throw std::runtime_error(fmt::format("{}: not a regular file", p.string()));
+		v.push_back({ p.stem().string(), p.string() });
+	}
+	std::sort(v.begin(), v.end(), [](auto &a, auto &b) { return a.name < b.name; });
+	return v;
+}
+
+corpus list_corpus(const std::string &dir)
+{
+	corpus c;
+
+	if (!std::filesystem::is_directory(dir))
+		throw std::runtime_error(fmt::format("{}: --corpus: no such directory", dir));
+	c.tuning = list_half(std::filesystem::path(dir) / "tuning");
+	c.heldout = list_half(std::filesystem::path(dir) / "heldout");
+	// Results are found by trace name: a name must say which trace it is.
+	for (auto *half : { &c.tuning, &c.heldout }) {
+		for (auto &t : *half) {
+			if (std::ranges::count(tuning_traces(), t.name) || has_name(heldout_traces(), t.name))
+				throw std::runtime_error(fmt::format(
+					"{}: '{}' is the name of a synthetic trace", t.path, t.name));
+		}
+	}
+	for (auto &t : c.tuning)
+		if (has_name(c.heldout, t.name))
+			throw std::runtime_error(fmt::format("{}: '{}' is in both halves of {}", t.path,
+							     t.name, dir));
+	return c;
+}
+
+trace load_program(const corpus_trace &ct)
+{
+	trace tr = read_trace_file(ct.path, "text");
+
+	// As for a synthetic trace: the smallest fast tier must hold a page.
+	if (tr.npages < 8)
+		throw std::runtime_error(fmt::format("{}: {} distinct pages, a trace needs 8 or more",
+						     ct.path, tr.npages));
+	tr.name = ct.name;
+	return tr;
+}
+
 } // namespace
 } // namespace cxltier::sim
 
@@ -835,13 +986,27 @@ int main(int argc, char **argv)
 		      "distinct pages accessed in it (accessed bits harvested and cleared), never "
 		      "counts or the trace; nb-tiering sees hint faults (first access after its "
 		      "scan, with the time since the scan).\n\n"
-		      "Bound: bound-period, the C pages each period accesses most, placed with "
-		      "hindsight and without a budget; no policy that migrates only at period ends "
-		      "can beat it.  nb-tiering migrates inside periods: its ratios are marked '*'.\n\n"
+		      "Bounds: bound-period, the C pages each period accesses most, placed with "
+		      "hindsight and without a budget: no policy that migrates only at period ends "
+		      "can beat it (nb-tiering migrates inside periods); bound-budget: no policy that "
+		      "promotes at most the budget per period can beat it.  The ratio (ratio, "
+		      "ratio_to_bound, cxl/bd, nb/bd) is ftaf over the least bound that holds for the "
+		      "run, on every trace alike (synthetic, --trace-file, --corpus); the oracles "
+		      "(static, window) are references shown beside it, not what it is taken "
+		      "against.\n\n"
 		      "Corpus: the tuning half (--traces, sized by --pages, --periods, --period, "
 		      "--phase, --seed, at --ratios, with --policies) and the held-out half "
 		      "(train-mix, turnover, zipf-0.9, phase-24, seq-heavy: fixed sizes and seeds, "
-		      "cxltier and nb-tiering at 1/8, 1/4 and 1/2), compared with --baseline.\n\n"
+		      "cxltier and nb-tiering at 1/8, 1/4 and 1/2), compared with --baseline.  "
+		      "--corpus DIR adds program traces to both: DIR/tuning/NAME.txt to the tuning "
+		      "half (at --ratios, with --policies, --period or its working set / 4 per "
+		      "period), DIR/heldout/NAME.txt to the held-out half (as the synthetic ones: "
+		      "period its working set / 4, its whole length; compared with --baseline by "
+		      "name, size and content, and shown as new without an entry there).  The "
+		      "tuning half runs the synthetic tuning traces and DIR/tuning's, unless "
+		      "--traces (those named: synthetic or DIR/tuning's), --trace-file (the files, "
+		      "and those --traces names) or --heldout only (none but those --traces names) "
+		      "is given.\n\n"
 		      "Trace files: text, one page number per line (decimal or 0x hex), '#' starts a "
 		      "comment, blank lines ignored; or binary, little-endian unsigned 64-bit page "
 		      "numbers back to back (--trace-format u64le, or a name ending in .bin or .u64). "
@@ -862,11 +1027,16 @@ int main(int argc, char **argv)
 		->capture_default_str()->delimiter(',')->check(CLI::Range(0.0, 1.0));
 	app.add_option("--traces", o.traces,
 		       "tuning traces: zipf-0.8,zipf-0.99,zipf-1.2,shift,drift,scan,zipf-sweep,"
-		       "uniform (default: all, or none with --trace-file or --heldout only)")
+		       "uniform, or a --corpus tuning trace's NAME (default: all, or none with "
+		       "--trace-file or --heldout only)")
 		->delimiter(',');
 	app.add_option("--trace-file", o.files, "replay a trace file (repeatable)");
 	app.add_option("--trace-format", o.file_format, "trace file format")
 		->capture_default_str()->check(CLI::IsMember({ "auto", "text", "u64le" }));
+	app.add_option("--corpus", o.corpus,
+		       "program traces: DIR/tuning/*.txt join the tuning half, DIR/heldout/*.txt the "
+		       "held-out half (text trace files; both folders must exist, either may be "
+		       "empty; any other entry, a missing DIR or a bad trace is an error)");
 	app.add_option("--policies", o.policies,
 		       "first-touch, nb-tiering, clock, cxltier, cxltier:key=value:... (keys: decay, "
 		       "idle, burst, conf, hyst, resid, ifdr, bfdr), oracle-static, oracle-window")
@@ -900,31 +1070,68 @@ int main(int argc, char **argv)
 	try {
 		std::vector<result> rs;
 		uint64_t period = 0;
+		bool synthetic_ran = false;
 		const bool picked = !o.traces.empty() || !o.files.empty();
 		const bool heldout = o.heldout == "on" || o.heldout == "only" ||
 				     (o.heldout == "auto" && !picked);
+		corpus cp;
+		std::map<std::string, trace> programs;
+		std::vector<heldout_id> ids;
 		baseline base;
 
 		if (!heldout && !o.write_baseline.empty())
 			throw std::invalid_argument("--write-baseline needs the held-out half");
-		if (o.heldout != "only" && !picked)
+		if (!o.corpus.empty())
+			cp = list_corpus(o.corpus);
+		if (heldout && !o.baseline.empty())
+			base = read_baseline(o.baseline, o);
+		if (o.heldout != "only" && !picked) {
 			o.traces = tuning_traces();
+			for (auto &t : cp.tuning)
+				o.traces.push_back(t.name);
+		}
+		// Every program trace is read before the first run: a bad file
+		// stops the run at once, not after the rest of the corpus.
 		for (auto &name : o.traces) {
-			auto &hs = heldout_traces();
-
 			// Tuning on the held-out half would make it a second tuning half.
-			if (std::any_of(hs.begin(), hs.end(), [&](auto &h) { return h.name == name; }))
+			if (has_name(heldout_traces(), name) || has_name(cp.heldout, name))
 				throw std::invalid_argument(fmt::format(
 					"'{}' is in the held-out half (--heldout runs it)", name));
+			if (!std::ranges::count(tuning_traces(), name) && !has_name(cp.tuning, name))
+				throw std::invalid_argument(fmt::format(
+					"unknown tuning trace '{}'{}", name,
+					o.corpus.empty() ? ""
+							 : fmt::format(" (not in {}/tuning either)", o.corpus)));
+			for (auto &t : cp.tuning)
+				if (t.name == name && !programs.count(name))
+					programs.emplace(name, load_program(t));
+		}
+		if (heldout)
+			for (auto &t : cp.heldout)
+				programs.emplace(t.name, load_program(t));
+
+		// The config's period is the synthetic tuning traces' when they run.
+		for (auto &name : o.traces) {
+			if (has_name(cp.tuning, name)) {
+				const trace &tr = programs.at(name);
+				uint64_t p = o.period ? o.period : std::max<uint64_t>(tr.npages / 4, 1);
+
+				period = synthetic_ran ? period : p;
+				run_trace(tr, o.ratios, o.policies, false, "corpus", o, p, rs);
+				continue;
+			}
 			period = o.period ? o.period : std::max<uint64_t>(o.pages / 4, 1);
+			synthetic_ran = true;
 			trace_params tp{ o.pages, o.periods * period, o.phase_periods * period, o.seed };
-			run_trace(make_trace(name, tp), o.ratios, o.policies, false, o, period, rs);
+			run_trace(make_trace(name, tp), o.ratios, o.policies, false, "synthetic", o, period,
+				  rs);
 		}
 		for (auto &f : o.files) {
 			trace tr = read_trace_file(f, o.file_format);
+			uint64_t p = o.period ? o.period : std::max<uint64_t>(tr.npages / 4, 1);
 
-			period = o.period ? o.period : std::max<uint64_t>(tr.npages / 4, 1);
-			run_trace(tr, o.ratios, o.policies, false, o, period, rs);
+			period = synthetic_ran ? period : p;
+			run_trace(tr, o.ratios, o.policies, false, "file", o, p, rs);
 		}
 		if (heldout) {
 			for (auto &ht : heldout_traces()) {
@@ -934,12 +1141,19 @@ int main(int argc, char **argv)
 
 				if (!tr.window)
 					tr.window = ht.phase_periods * hp;
-				run_trace(tr, HELDOUT_RATIOS, HELDOUT_POLICIES, true, o, hp, rs);
+				run_trace(tr, HELDOUT_RATIOS, HELDOUT_POLICIES, true, "synthetic", o, hp, rs);
+				ids.push_back(synthetic_id(ht));
 			}
-			if (!o.baseline.empty())
-				base = read_baseline(o.baseline, o);
+			for (auto &t : cp.heldout) {
+				trace &tr = programs.at(t.name);
+				uint64_t hp = std::max<uint64_t>(tr.npages / 4, 1);
+
+				tr.window = HELDOUT_WINDOW_PERIODS * hp;
+				run_trace(tr, HELDOUT_RATIOS, HELDOUT_POLICIES, true, "corpus", o, hp, rs);
+				ids.push_back(program_id(tr, hp));
+			}
 		}
-		auto rows = heldout_rows(rs, base);
+		auto rows = heldout_rows(rs, ids, base);
 		auto goals = check_goals(rs, rows);
 
 		if (o.heldout != "only")

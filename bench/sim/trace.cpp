@@ -408,12 +408,24 @@ trace read_trace_file(const std::string &path, const std::string &format)
 	} else {
 		throw std::runtime_error(fmt::format("unknown trace format '{}'", format));
 	}
+	// A read that fails half way must not pass for a shorter trace.
+	if (in.bad())
+		throw std::runtime_error(fmt::format("{}: read error", path));
 	if (t.acc.empty())
 		throw std::runtime_error(fmt::format("{}: no accesses", path));
 	auto slash = path.find_last_of('/');
 	t.name = slash == std::string::npos ? path : path.substr(slash + 1);
 	t.npages = static_cast<uint32_t>(ids.size());
 	return t;
+}
+
+uint64_t trace_digest(const trace &t)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (uint32_t p : t.acc)
+		h = (h ^ p) * 0x100000001b3ULL;
+	return h;
 }
 
 } // namespace cxltier::sim

@@ -62,4 +62,8 @@ trace make_trace(const std::string &name, const trace_params &tp);
 // appearance.  Throws std::runtime_error with the reason.
 trace read_trace_file(const std::string &path, const std::string &format);
 
+// FNV-1a over the (dense) page numbers of @t, one step per access: tells a
+// trace file recorded again from the one a baseline was made on.
+uint64_t trace_digest(const trace &t);
+
 } // namespace cxltier::sim
