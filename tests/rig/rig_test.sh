@@ -18,7 +18,8 @@
 # bytes the guest sees flipped after cxlt-corrupt.  The crash loop's checker finds
 # what is torn or lost in made-up logs and lets the in-flight cases pass.  qemu/cluster's
 # usage errors are checked without a guest, and one double boot of "shared" has host A
-# write into the device both hosts share and host B read it.  Prints TAP.
+# write into the device both hosts share and host B read it.  The simulator's trace
+# recorder (qemu/run --plugin) records sort in the guest.  Prints TAP.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RUN=$ROOT/qemu/run
@@ -421,6 +422,40 @@ else
 		ok "$name"
 	else
 		not_ok "$name" "exit $rc: $(tr '\n' ' ' <<<"$out")"
+	fi
+fi
+rm -rf "$dir"
+
+# qemu/run --plugin and the simulator's trace recorder (make bench-traces): QEMU's
+# pagetrace plugin records busybox sort in the guest (bench/trace/record sort-1, into
+# a folder of its own), and the trace is one cxlt-sim reads, of about the committed
+# one's size (the same program on the same input: its working set and accesses
+# within 10%).  The first run downloads QEMU's source package for the plugin's
+# header (cached after).  Measured here: 60 s with the header cached; 900 s is 10x+.
+name="bench-traces: pagetrace records sort in the guest, a trace the simulator reads"
+dir=$(mktemp -d)
+out=$(timeout 900 "$ROOT/bench/trace/record" "$BUILD" --out "$dir" sort-1 2>&1)
+rc=$?
+if [ $rc -ne 0 ] || [ ! -s "$dir/heldout/sort-1.txt.xz" ]; then
+	not_ok "$name" "exit $rc: $(tail -n3 <<<"$out" | tr '\n' ' ')"
+else
+	xz -dc "$dir/heldout/sort-1.txt.xz" >"$dir/sort-1.txt"
+	mkdir -p "$dir/c/tuning" "$dir/c/heldout"
+	cp "$dir/sort-1.txt" "$dir/c/heldout/"
+	got=$(sed -n 's/^# \([0-9]*\) accesses to \([0-9]*\) pages$/\1 \2/p' "$dir/sort-1.txt")
+	want=$(xz -dc "$ROOT/bench/sim/traces/heldout/sort-1.txt.xz" |
+		sed -n 's/^# \([0-9]*\) accesses to \([0-9]*\) pages$/\1 \2/p')
+	sim=$("$BUILD/bench/cxlt-sim" --heldout only --corpus "$dir/c" 2>&1)
+	src=$?
+	read -r ga gp <<<"$got"
+	read -r wa wp <<<"$want"
+	if [ $src -ne 0 ] || ! grep -qE '^sort-1 +1/4 ' <<<"$sim"; then
+		not_ok "$name" "cxlt-sim (exit $src): $(tail -n2 <<<"$sim" | tr '\n' ' ')"
+	elif [ -z "$ga" ] || [ -z "$wa" ] || [ $((ga * 10)) -lt $((wa * 9)) ] || [ $((ga * 10)) -gt $((wa * 11)) ] ||
+		[ $((gp * 10)) -lt $((wp * 9)) ] || [ $((gp * 10)) -gt $((wp * 11)) ]; then
+		not_ok "$name" "recorded $got (accesses, pages), the committed one $want"
+	else
+		ok "$name"
 	fi
 fi
 rm -rf "$dir"
