@@ -339,10 +339,11 @@ std::vector<goal> check_goals(const std::vector<row> &rows, const json &guest, d
 			      o1 > b1 && o2 > b2 });
 	};
 	for (const char *base :
-	     { "no-migration", "numab2", "numab2-budget", "numab2-tuned", "damon", "damon-tuned" })
+	     { "no-migration", "numab2", "numab2-budget", "numab2-tuned", "damon", "damon-tuned",
+	       "damon-mtier" })
 		beats("cxltier", base);
 	// Process mode: the same policy for an ordinary process, against the kernel's tiering.
-	for (const char *base : { "numab2", "numab2-tuned", "damon", "damon-tuned" })
+	for (const char *base : { "numab2", "numab2-tuned", "damon", "damon-tuned", "damon-mtier" })
 		beats("process", base);
 
 	double fast_mb = guest.value("fast_mb", 0.0);
@@ -418,9 +419,9 @@ std::vector<goal> check_prog_goals(const std::string &prog, const std::string &m
 						     o1, b1, 100 * (o1 / b1 - 1), won, seeds),
 			      better(o1, b1) });
 	};
-	for (const char *base : { "no-migration", "numab2-budget", "numab2-tuned", "damon-tuned" })
+	for (const char *base : { "no-migration", "numab2-budget", "numab2-tuned", "damon-tuned", "damon-mtier" })
 		beats("cxltier", base);
-	for (const char *base : { "numab2-budget", "numab2-tuned", "damon-tuned" })
+	for (const char *base : { "numab2-budget", "numab2-tuned", "damon-tuned", "damon-mtier" })
 		beats("process", base);
 	return g;
 }
@@ -601,7 +602,7 @@ int main(int argc, char **argv)
 {
 	std::string results, out_json, series_dir;
 	std::vector<std::string> configs{ "cxltier", "no-migration", "numab2", "numab2-budget",
-					  "numab2-tuned", "damon", "damon-tuned", "process", "dram",
+					  "numab2-tuned", "damon", "damon-tuned", "damon-mtier", "process", "dram",
 					  "cxl" };
 	double wall = 0;
 	CLI::App app{ "Collect the guest benchmark's results (bench/guest/run-configs) into one "
