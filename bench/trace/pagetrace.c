@@ -7,8 +7,8 @@
  * Every data access (load or store) that guest CPU `cpu` makes to a user address
  * goes through a model of a last-level cache (64-byte lines, `llc_kib` KiB,
  * `ways`-way set-associative, LRU, write-allocate); each miss
- * is memory traffic, and every `sample`-th miss writes its guest-physical page
- * number (u64, little-endian) to the trace.  The cache model is why a sequential
+ * is memory traffic, and each miss writes its guest-physical page number (u64,
+ * little-endian) to the trace (bench/trace/densify thins it).  The cache model is why a sequential
  * scan counts 64 accesses per page and not 512 loads: what a tier serves is
  * misses, not loads.  Physical, not virtual, pages: another process's pages never
  * take the program's numbers.  Kernel-mode addresses (the upper half) are not the
@@ -25,8 +25,7 @@
  * most the loop's few misses.  Only CPU `cpu`'s callbacks write state, whatever
  * the TCG threading.
  *
- * Arguments: dir=HOSTDIR (required), cpu=N (0), llc_kib=K (2048), ways=W (16),
- * sample=S (1).
+ * Arguments: dir=HOSTDIR (required), cpu=N (0), llc_kib=K (2048), ways=W (16).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -48,17 +47,16 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 static char dir[4096];
 static unsigned int cpu;
-static uint64_t sets, ways = 16, sample = 1;
+static uint64_t sets, ways = 16;
 
 /* Only CPU `cpu`'s callbacks touch what follows, one thread at a time. */
 static uint64_t *tags;		/* sets x ways, most recent first; 0 is empty */
 static uint32_t poll_count;
-static uint64_t miss_count;
 static FILE *out;
 static char name[256];
 static uint64_t buf[BUF_ENTRIES];
 static unsigned int nbuf;
-static uint64_t written, accesses, misses;
+static uint64_t accesses, misses;
 
 static void flush(void)
 {
@@ -81,8 +79,8 @@ static void close_trace(void)
 		exit(1);
 	}
 	out = NULL;
-	fprintf(stderr, "pagetrace: %s: %" PRIu64 " user accesses, %" PRIu64
-		" misses, %" PRIu64 " written\n", name, accesses, misses, written);
+	fprintf(stderr, "pagetrace: %s: %" PRIu64 " user accesses, %" PRIu64 " misses\n",
+		name, accesses, misses);
 }
 
 /* A name is letters, digits, '-', '_' and '.', not starting with '.'. */
@@ -127,7 +125,7 @@ static void poll_flag(void)
 		exit(1);
 	}
 	memset(tags, 0, sets * ways * sizeof(tags[0]));
-	miss_count = written = accesses = misses = 0;
+	accesses = misses = 0;
 }
 
 /*
@@ -176,11 +174,7 @@ static void vcpu_mem(unsigned int cpu_index, qemu_plugin_meminfo_t info,
 	if (cache_access(vaddr >> LINE_SHIFT, pa >> LINE_SHIFT))
 		return;
 	misses++;
-	if (++miss_count < sample)
-		return;
-	miss_count = 0;
 	buf[nbuf++] = pa >> PAGE_SHIFT;	/* x86-64 is little-endian, as the file */
-	written++;
 	if (nbuf == BUF_ENTRIES)
 		flush();
 }
@@ -234,8 +228,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			snprintf(dir, sizeof(dir), "%s", argv[i] + 4);
 		} else if (!parse_u64(argv[i], "cpu", &c, 0) &&
 			   !parse_u64(argv[i], "llc_kib", &llc_kib, 1) &&
-			   !parse_u64(argv[i], "ways", &ways, 1) &&
-			   !parse_u64(argv[i], "sample", &sample, 1)) {
+			   !parse_u64(argv[i], "ways", &ways, 1)) {
 			fprintf(stderr, "pagetrace: unknown argument %s\n", argv[i]);
 			return -1;
 		}

@@ -33,6 +33,8 @@ check("what was kept, the count of accesses and pages",
       lines[2:4] == ["# kept 1 in 1 of 8 entries", "# 8 accesses to 3 pages"], lines[2:4])
 check("pages numbered in order of first use",
       lines[4:] == ["0", "1", "0", "2", "1", "1", "2", "0"], lines[4:])
+check("what was kept is said on stderr",
+      p.stderr.strip() == "densify: kept 1 in 1 of 8 entries: 8 accesses to 3 pages", p.stderr)
 
 # --accesses 3 of 8: every 3rd (the 3rd and the 6th), numbered among themselves.
 p = run(struct.pack(f"<{len(pages)}Q", *pages), "--accesses", "3")
