@@ -8,13 +8,17 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pty.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <csignal>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -244,6 +248,144 @@ TEST_F(DaemonCommandTest, TopIntervalIsChecked)
 	}
 }
 
+// `cxltierctl top` on a pseudo-terminal of 100x40, as a person runs it: the test
+// is the terminal (the master side) and reads what top draws.
+class live_top {
+public:
+	live_top(const env_overrides &env)
+	{
+		std::vector<std::string> env_strings;
+		for (char **e = environ; *e; e++)
+			env_strings.emplace_back(*e);
+		for (const auto &[name, value] : env)
+			if (value)
+				env_strings.push_back(name + "=" + *value);
+		std::vector<char *> envp;
+		for (auto &s : env_strings)
+			envp.push_back(s.data());
+		envp.push_back(nullptr);
+
+		struct winsize ws = {};
+		ws.ws_row = 40;
+		ws.ws_col = 100;
+		pid_ = ::forkpty(&master_, nullptr, nullptr, &ws);
+		if (pid_ == 0) {
+			const char *argv[] = {CXLTIERCTL_PATH, "top", "--interval", "0.1", nullptr};
+			::execve(CXLTIERCTL_PATH, const_cast<char **>(argv), envp.data());
+			::_exit(127);
+		}
+		if (pid_ > 0)
+			::tcgetattr(master_, &before_);
+	}
+	~live_top()
+	{
+		if (pid_ > 0 && !reaped_) {
+			::kill(pid_, SIGKILL);
+			::waitpid(pid_, nullptr, 0);
+		}
+		if (master_ >= 0)
+			::close(master_);
+	}
+	live_top(const live_top &) = delete;
+	live_top &operator=(const live_top &) = delete;
+
+	bool started() const { return pid_ > 0; }
+	int master() const { return master_; }
+	pid_t pid() const { return pid_; }
+	const struct termios &before() const { return before_; }
+	std::string screen;
+
+	std::size_t count(const std::string &want) const
+	{
+		std::size_t n = 0;
+		for (std::size_t at = screen.find(want); at != std::string::npos; at = screen.find(want, at + 1))
+			n++;
+		return n;
+	}
+	// Reads what it draws until @want shows up @times times in all (or 10 s pass).
+	bool read_until(const std::string &want, std::size_t times = 1)
+	{
+		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+		while (count(want) < times && std::chrono::steady_clock::now() < end) {
+			struct pollfd p = {master_, POLLIN, 0};
+			if (::poll(&p, 1, 100) <= 0)
+				continue;
+			char buf[4096];
+			ssize_t n = ::read(master_, buf, sizeof(buf));
+			if (n <= 0)
+				break;
+			screen.append(buf, static_cast<std::size_t>(n));
+		}
+		return count(want) >= times;
+	}
+	bool type(char key) { return ::write(master_, &key, 1) == 1; }
+	// Whether top sleeps in a write(2) to its terminal (/proc/PID/syscall: the
+	// number, then the arguments), seen for 100 ms on end; waits up to 10 s.
+	bool blocked_in_write()
+	{
+		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+		int seen = 0;
+		while (std::chrono::steady_clock::now() < end && seen < 10) {
+			std::ifstream f("/proc/" + std::to_string(pid_) + "/syscall");
+			std::string nr, fd;
+			f >> nr >> fd;
+			seen = nr == std::to_string(SYS_write) && fd == "0x1" ? seen + 1 : 0;
+			std::this_thread::sleep_for(std::chrono::milliseconds(10));
+		}
+		return seen >= 10;
+	}
+	// The exit status, or -1 when it did not exit within 10 s.
+	int wait()
+	{
+		for (int i = 0; i < 1000; i++) {
+			int ws = 0;
+			if (::waitpid(pid_, &ws, WNOHANG) == pid_) {
+				reaped_ = true;
+				return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+			}
+			std::this_thread::sleep_for(std::chrono::milliseconds(10));
+		}
+		return -1;
+	}
+	// "exit N" and the last thing it wrote, when it has ended; when not, the system
+	// call it is in (number and arguments: "1 0x2 ..." is a write to stderr).
+	std::string how_it_ended()
+	{
+		int ws = 0;
+		if (reaped_ || ::waitpid(pid_, &ws, WNOHANG) != pid_) {
+			std::ifstream f("/proc/" + std::to_string(pid_) + "/syscall");
+			std::string line;
+			std::getline(f, line);
+			return "running, in system call " + line;
+		}
+		reaped_ = true;
+		read_until("\n\n\n"); // what is left to read, for 10 s at most
+		std::size_t from = screen.size() > 200 ? screen.size() - 200 : 0;
+		return fmt_status(ws) + ", last output: " + screen.substr(from);
+	}
+	static std::string fmt_status(int ws)
+	{
+		return WIFEXITED(ws) ? "exit " + std::to_string(WEXITSTATUS(ws))
+				     : "signal " + std::to_string(WTERMSIG(ws));
+	}
+	// The screen and the terminal modes as they were before it started.
+	void expect_restored() const
+	{
+		EXPECT_THAT(screen, StartsWith("\x1b[?1049h\x1b[?25l"));
+		EXPECT_THAT(screen, EndsWith("\x1b[?25h\x1b[?1049l"));
+		struct termios after;
+		ASSERT_EQ(::tcgetattr(master_, &after), 0);
+		EXPECT_EQ(after.c_lflag, before_.c_lflag);
+		EXPECT_EQ(after.c_cc[VMIN], before_.c_cc[VMIN]);
+	}
+
+private:
+	int master_ = -1;
+	pid_t pid_ = -1;
+	bool reaped_ = false;
+	struct termios before_ = {};
+};
+
 // The live view on a terminal: alternate screen and no cursor while it runs, the
 // keyboard without echo; q, or Ctrl-C, ends it with exit status 0, and the screen,
 // the cursor and the terminal modes are as they were.
@@ -251,82 +393,60 @@ class TopLiveTest : public DaemonCommandTest, public ::testing::WithParamInterfa
 
 TEST_P(TopLiveTest, QuitsAndRestoresTheTerminal)
 {
-	std::vector<std::string> env_strings;
-	for (char **e = environ; *e; e++)
-		env_strings.emplace_back(*e);
-	for (const auto &[name, value] : env())
-		if (value)
-			env_strings.push_back(name + "=" + *value);
-	std::vector<char *> envp;
-	for (auto &s : env_strings)
-		envp.push_back(s.data());
-	envp.push_back(nullptr);
-
-	struct winsize ws = {};
-	ws.ws_row = 40;
-	ws.ws_col = 100;
-	int master = -1;
-	pid_t pid = ::forkpty(&master, nullptr, nullptr, &ws);
-	ASSERT_GE(pid, 0);
-	if (pid == 0) {
-		const char *argv[] = {CXLTIERCTL_PATH, "top", "--interval", "0.2", nullptr};
-		::execve(CXLTIERCTL_PATH, const_cast<char **>(argv), envp.data());
-		::_exit(127);
-	}
-	struct termios before;
-	ASSERT_EQ(::tcgetattr(master, &before), 0);
-
-	// Read what it draws until @want shows up @times times (or 10 s pass).
-	std::string screen;
-	auto count = [&](const std::string &want) {
-		std::size_t n = 0;
-		for (std::size_t at = screen.find(want); at != std::string::npos;
-		     at = screen.find(want, at + 1))
-			n++;
-		return n;
-	};
-	auto read_until = [&](const std::string &want, std::size_t times = 1) {
-		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-		while (count(want) < times && std::chrono::steady_clock::now() < end) {
-			struct pollfd p = {master, POLLIN, 0};
-			if (::poll(&p, 1, 100) <= 0)
-				continue;
-			char buf[4096];
-			ssize_t n = ::read(master, buf, sizeof(buf));
-			if (n <= 0)
-				break;
-			screen.append(buf, static_cast<std::size_t>(n));
-		}
-		return count(want) >= times;
-	};
+	live_top top(env());
+	ASSERT_TRUE(top.started());
 	// Two frames: the first, then one with rates, each drawn from the top left.
-	ASSERT_TRUE(read_until("\x1b[Hcxltier top", 2)) << screen;
+	ASSERT_TRUE(top.read_until("\x1b[Hcxltier top", 2)) << top.screen;
 	struct termios during;
-	ASSERT_EQ(::tcgetattr(master, &during), 0);
+	ASSERT_EQ(::tcgetattr(top.master(), &during), 0);
 	EXPECT_FALSE(during.c_lflag & ICANON);
 	EXPECT_FALSE(during.c_lflag & ECHO);
 	EXPECT_TRUE(during.c_lflag & ISIG) << "Ctrl-C must still interrupt";
 
-	char key = GetParam();
-	ASSERT_EQ(::write(master, &key, 1), 1);
-	ASSERT_TRUE(read_until("\x1b[?1049l")) << "leaves the alternate screen";
-	int ws_status = 0;
-	ASSERT_EQ(::waitpid(pid, &ws_status, 0), pid);
-	EXPECT_TRUE(WIFEXITED(ws_status));
-	EXPECT_EQ(WEXITSTATUS(ws_status), 0);
-
-	EXPECT_THAT(screen, StartsWith("\x1b[?1049h\x1b[?25l"));
-	EXPECT_THAT(screen, EndsWith("\x1b[?25h\x1b[?1049l"));
-	EXPECT_THAT(screen, HasSubstr("REGION"));
-	struct termios after;
-	ASSERT_EQ(::tcgetattr(master, &after), 0);
-	EXPECT_EQ(after.c_lflag, before.c_lflag);
-	EXPECT_EQ(after.c_cc[VMIN], before.c_cc[VMIN]);
-	::close(master);
+	ASSERT_TRUE(top.type(GetParam()));
+	ASSERT_TRUE(top.read_until("\x1b[?1049l")) << "leaves the alternate screen";
+	EXPECT_EQ(top.wait(), 0);
+	EXPECT_THAT(top.screen, HasSubstr("REGION"));
+	top.expect_restored();
 }
 
 INSTANTIATE_TEST_SUITE_P(Keys, TopLiveTest, ::testing::Values('q', '\x03'),
 			 [](const auto &info) { return info.param == 'q' ? "q" : "CtrlC"; });
+
+// A signal that comes while top waits to write to its terminal: Ctrl-S paused the
+// output (or the terminal's reader fell behind).  A resize, twice, lets it go on
+// drawing at the new size once Ctrl-Q resumes the output; a Ctrl-C ends it as
+// always, exit status 0, the terminal given back.  (Each signal interrupts the
+// write: a handler without SA_RESTART made it fail with EINTR, and top ended with
+// "cannot write to file".  A Ctrl-C while a frame was being drawn did the same.)
+TEST_F(DaemonCommandTest, TopSurvivesSignalsWhileItsOutputIsPaused)
+{
+	live_top top(env());
+	ASSERT_TRUE(top.started());
+	ASSERT_TRUE(top.read_until("\x1b[Hcxltier top", 2)) << top.screen;
+
+	ASSERT_TRUE(top.type('\x13')); // Ctrl-S
+	for (int i = 0; i < 2; i++) {
+		ASSERT_TRUE(top.blocked_in_write()) << "before resize " << i << ": " << top.how_it_ended();
+		struct winsize ws = {};
+		ws.ws_row = 30;
+		ws.ws_col = 90 - i;
+		ASSERT_EQ(::ioctl(top.master(), TIOCSWINSZ, &ws), 0);
+	}
+	ASSERT_TRUE(top.blocked_in_write()) << "after the resizes: " << top.how_it_ended();
+	ASSERT_TRUE(top.type('\x11')); // Ctrl-Q
+	std::size_t frames = top.count("\x1b[Hcxltier top");
+	ASSERT_TRUE(top.read_until("\x1b[Hcxltier top", frames + 3)) << "draws on after Ctrl-Q";
+	int ws_status = 0;
+	EXPECT_EQ(::waitpid(top.pid(), &ws_status, WNOHANG), 0) << "still running";
+
+	ASSERT_TRUE(top.type('\x13'));
+	ASSERT_TRUE(top.blocked_in_write());
+	ASSERT_TRUE(top.type('\x03')); // Ctrl-C: the output resumes too (IXON)
+	ASSERT_TRUE(top.read_until("\x1b[?1049l")) << "leaves the alternate screen";
+	EXPECT_EQ(top.wait(), 0) << top.screen.substr(top.screen.size() > 300 ? top.screen.size() - 300 : 0);
+	top.expect_restored();
+}
 
 // --- daemon -------------------------------------------------------------------------
 

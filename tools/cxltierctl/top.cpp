@@ -44,14 +44,18 @@ extern "C" void on_winch(int)
 	resized = 1;
 }
 
-// Handlers without SA_RESTART, so a signal ends the wait in poll() at once; the
-// old ones come back at scope exit.
+// The handlers only set a flag.  SA_RESTART, so that a signal that comes while top
+// waits to write to its terminal (output paused with Ctrl-S, a slow reader; and
+// Ctrl-C itself holds the terminal while it flushes it) restarts the write rather
+// than failing it with EINTR; poll() is never restarted (signal(7)), so the wait
+// for the next frame still ends at once.  The old handlers come back at scope exit.
 class signal_guard {
 public:
 	signal_guard()
 	{
 		struct sigaction sa = {};
 		sa.sa_handler = on_quit;
+		sa.sa_flags = SA_RESTART;
 		sigemptyset(&sa.sa_mask);
 		for (std::size_t i = 0; i < std::size(quit_signals); i++)
 			::sigaction(quit_signals[i], &sa, &old_[i]);
