@@ -258,6 +258,7 @@ bench: module guest-tools
 	cmake --build $(BUILD) --target cxlt-bench-zipf cxlt-bench-pin cxlt-bench-prog cxlt-bench-redisload \
 		cxlt-bench-svmdata cxlt-bench-report cxltier-procd cxltier_preload
 	qemu/build-guest --build $(BUILD)
+	qemu/build-torch --build $(BUILD)
 	@bench/run-guest $(BUILD)
 
 clean:

@@ -40,6 +40,12 @@
 // cgroup's: the client's few MiB count against it in every row alike, and the
 // client can lock them (cxlt-bench-redisload --mlock) so that no tiering moves them.
 // Both children die with this runner (PR_SET_PDEATHSIG): a row's timeout ends them.
+//
+// Rate mode (--rate: cxlt-bench-dlrm): a program that measures its own rate over a
+// span it chooses (after its start-up and a warm-up).  Its stdout comes here; its
+// last line must be a JSON object with a number ops_per_s, the row's result (higher
+// is better), as a client's in server mode; a program that exits non-zero or prints
+// none fails the run.  Its stderr goes to --log.
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -80,6 +86,8 @@ struct options {
 	std::vector<std::string> client;
 	std::string ready;
 	double ready_timeout = 60, client_timeout = 1800, stop_timeout = 10;
+	// Rate mode: the program prints its own ops_per_s.
+	bool rate = false;
 };
 
 // The separator of the server's command and the client's.
@@ -214,7 +222,7 @@ int exit_code(int status)
 	exec_argv(o.client);
 }
 
-[[noreturn]] void exec_child(const options &o)
+[[noreturn]] void exec_child(const options &o, int out_fd)
 {
 	// The program goes with us: a row's timeout kills this runner.
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
@@ -224,6 +232,8 @@ int exit_code(int status)
 		if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
 			_exit(126);
 	}
+	if (out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0)
+		_exit(126);
 	if (!o.cgroup.empty()) {
 		std::ofstream f(o.cgroup + "/cgroup.procs");
 		f << getpid() << std::endl;
@@ -278,12 +288,20 @@ int run(const options &o)
 	auto threads0 = thread_cpu(prefixes);
 	auto vm0 = vmstat();
 	auto ctr0 = dir_counters(o.counters);
+	// Rate mode: the program's stdout, read as the client's is.
+	int pfds[2] = { -1, -1 };
+	if (o.rate && pipe2(pfds, O_CLOEXEC))
+		die(std::string("pipe: ") + strerror(errno));
 	const double t0 = now();
 	pid_t pid = fork();
 	if (pid < 0)
 		die(std::string("fork: ") + strerror(errno));
 	if (pid == 0)
-		exec_child(o);
+		exec_child(o, pfds[1]);
+	if (o.rate) {
+		close(pfds[1]);
+		fcntl(pfds[0], F_SETFL, O_NONBLOCK);
+	}
 
 	std::unordered_map<uintptr_t, std::pair<int8_t, int>> prev;
 	std::vector<placement> series;
@@ -292,7 +310,7 @@ int run(const options &o)
 	rusage ru{};
 	// Server mode: the client, its output, what went wrong (empty: nothing).
 	pid_t cpid = -1;
-	int cout_fd = -1, cstatus = 0, fail_code = 0;
+	int cout_fd = pfds[0], cstatus = 0, fail_code = 0;
 	bool server_done = false, client_done = false;
 	double ready_s = -1, client_t0 = 0, client_t1 = 0;
 	std::string cout_text, error;
@@ -316,8 +334,10 @@ int run(const options &o)
 				die(std::string("wait4: ") + strerror(errno));
 			if (r == pid) {
 				server_done = true;
-				if (!server)
+				if (!server) {
+					drain();
 					break;
+				}
 				fail(exit_code(status), fmt_server(o) + " exited with " + how(status) +
 				     (cpid < 0 ? " before it accepted connections at " + o.ready
 					       : " while the client ran"));
@@ -362,6 +382,8 @@ int run(const options &o)
 		}
 		if (server && (client_done || !error.empty()))
 			break;
+		if (o.rate)
+			drain();
 		if (now() >= next) {
 			placement p = locate(pid, fast, idx++, pp_samples, prev);
 			p.t = now() - t0;
@@ -415,6 +437,26 @@ int run(const options &o)
 		}
 	}
 
+	// Rate mode: the program's own result, on the last line of its stdout.
+	json rate_doc;
+	if (o.rate) {
+		close(cout_fd);
+		std::string last = cout_text;
+		while (!last.empty() && last.back() == '\n')
+			last.pop_back();
+		last = last.substr(last.rfind('\n') == std::string::npos ? 0 : last.rfind('\n') + 1);
+		try {
+			rate_doc = json::parse(last);
+		} catch (const json::exception &) {
+		}
+		if (status)
+			fail(exit_code(status), o.cmd[0] + " exited with " + how(status));
+		else if (!rate_doc.is_object() || !rate_doc.contains("ops_per_s") ||
+			 !rate_doc["ops_per_s"].is_number())
+			fail(1, o.cmd[0] + " printed no JSON object with a number ops_per_s on its last "
+			     "line: " + (last.empty() ? std::string("(nothing)") : last.substr(0, 200)));
+	}
+
 	// Time-weighted means over the samples (each stands for the time since the last).
 	double w = 0, frac = 0, fast_mb = 0, res_mb = 0, res_max = 0, tprev = 0;
 	uint64_t moved = 0, pingpong = 0;
@@ -458,6 +500,13 @@ int run(const options &o)
 		// The row's result: the client's rate (higher is better).
 		doc["ops_per_s"] = error.empty() ? client_doc["ops_per_s"] : json(nullptr);
 		doc["client"] = client_doc;
+	} else if (o.rate) {
+		doc["mode"] = "rate";
+		doc["exit_status"] = error.empty() ? 0 : fail_code;
+		if (!error.empty())
+			doc["error"] = error;
+		doc["ops_per_s"] = error.empty() ? rate_doc["ops_per_s"] : json(nullptr);
+		doc["program_output"] = rate_doc;
 	} else {
 		doc["exit_status"] = exit_code(status);
 	}
@@ -533,6 +582,8 @@ int main(int argc, char **argv)
 	app.add_option("--pingpong-window", o.pp_window,
 		       "seconds: a page seen changing tier twice within it counts as ping-pong");
 	app.add_option("--log", o.log, "the program's stdout and stderr go here (default: ours)");
+	app.add_flag("--rate", o.rate, "rate mode: the program prints a JSON object with a number "
+		     "ops_per_s as its last line on stdout, the result");
 	app.add_option("--out", o.out, "write the JSON here instead of stdout");
 	app.add_option("--ready", o.ready,
 		       "server mode: where the program listens (unix:PATH, tcp:PORT, tcp:HOST:PORT); "
@@ -563,6 +614,8 @@ int main(int argc, char **argv)
 			die(std::string("a client (") + CLIENT_SEP + ") needs --ready ADDR: where the server "
 			    "listens, to start the client once it accepts connections");
 		ready_address(o.ready);
+		if (o.rate)
+			die("--rate is for a program that measures itself, not for server mode");
 	} else if (!o.ready.empty()) {
 		die(std::string("--ready is for server mode: give the client after the server's "
 				"command, SERVER... ") + CLIENT_SEP + " CLIENT...");

@@ -109,7 +109,9 @@ json make_record(const std::string &c, const json &run, const json &setup, const
 	// The hard limit on the working set's DRAM every row but dram and cxl runs with
 	// (run-configs' limit_dram: --fast-mb and the kernel's room).
 	r["dram_mb_limit"] = setup.is_object() && setup.value("dram_limit", "none") != "none"
-				     ? guest.value("dram_limit_mb", guest["fast_mb"]) : json(nullptr);
+				     ? json(guest.value("dram_limit_mb", guest["fast_mb"].get<int>()) +
+					    setup.value("base_dram_mb", 0))
+				     : json(nullptr);
 	if (run.is_null()) {
 		r["skipped"] = "no results from the guest";
 		return r;
@@ -140,7 +142,8 @@ json make_record(const std::string &c, const json &run, const json &setup, const
 }
 
 // A real program's primary result: its client's ops/s for a server (cxlt-bench-prog
-// in server mode), else its run time.
+// in server mode) or its own for a program that measures itself (rate mode: dlrm),
+// else its run time.
 bool higher_is_better(const std::string &metric)
 {
 	return metric == "ops_per_s";
@@ -158,7 +161,9 @@ json make_prog_record(const std::string &prog, const std::string &c, const json 
 	r["program"] = prog;
 	r["seed"] = guest["seed"];
 	r["dram_mb_limit"] = setup.is_object() && setup.value("dram_limit", "none") != "none"
-				     ? guest.value("dram_limit_mb", guest["fast_mb"]) : json(nullptr);
+				     ? json(guest.value("dram_limit_mb", guest["fast_mb"].get<int>()) +
+					    setup.value("base_dram_mb", 0))
+				     : json(nullptr);
 	if (run.is_null() || run.contains("skipped")) {
 		r["skipped"] = run.is_null() ? json("no results from the guest") : run["skipped"];
 		if (!setup.is_null())
@@ -167,8 +172,9 @@ json make_prog_record(const std::string &prog, const std::string &c, const json 
 	}
 	json st = span(run, run["steady"]);
 	const bool server = run.value("mode", "") == "server";
-	r["metric"] = server ? "ops_per_s" : "runtime_s";
-	if (server)
+	const bool rate = server || run.value("mode", "") == "rate";
+	r["metric"] = rate ? "ops_per_s" : "runtime_s";
+	if (rate)
 		r["ops_per_s"] = run["ops_per_s"];
 	r["runtime_s"] = run["runtime_s"];
 	// dram's run time / this one's (a server: this one's ops/s / dram's), once dram's
@@ -194,6 +200,8 @@ json make_prog_record(const std::string &prog, const std::string &c, const json 
 				if (k != "series")
 					cl[k] = v;
 		r["client"] = cl;
+	} else if (rate && run["program_output"].is_object()) {
+		r["program_output"] = run["program_output"];
 	}
 	r["setup"] = setup;
 	r["locator"] = run["workload"]["locator"];
@@ -683,7 +691,8 @@ int main(int argc, char **argv)
 			fmt::print("\n(medians over {} seed{}; {}; dram_frac: share of its resident "
 				   "pages on DRAM, time-weighted (no access counts: no ftaf); DRAM, resident: "
 				   "MiB, time-weighted means)\n\n", dirs.size(), dirs.size() == 1 ? "" : "s",
-				   up ? "ops/s: its client's, higher is better; rel_dram: this one's ops/s / dram's"
+				   up ? "ops/s: its client's (a server's) or its own (dlrm's samples/s), higher is "
+					"better; rel_dram: this one's ops/s / dram's"
 				      : "runtime_s: the program's run time, rel_dram: dram's run time / this one's");
 			for (auto &g : check_prog_goals(p, metric, pr))
 				goals.push_back(std::move(g));

@@ -98,6 +98,36 @@ with tempfile.TemporaryDirectory() as tmp:
     p, d = prog(tmp, "--cgroup", os.path.join(tmp, "no-such-cgroup"), cmd=["true"])
     check("prog: a cgroup it cannot join fails the run", p.returncode != 0 and d.get("exit_status") == 126, p.stderr)
 
+    # Rate mode: the program's own rate, from the last line of its stdout.
+    log = os.path.join(tmp, "rate.log")
+    me = ("import json, sys, time; b = bytearray(16 << 20)\n"
+          "for i in range(0, len(b), 4096): b[i] = 1\n"
+          "print('warming up', file=sys.stderr); time.sleep(0.6)\n"
+          "print('a line that is not the result')\n"
+          "print(json.dumps({'ops_per_s': 1234.5, 'steps': 7}))")
+    p, d = prog(tmp, "--rate", "--log", log, cmd=["python3", "-c", me])
+    check("prog --rate: the result is the ops_per_s of the program's last line",
+          p.returncode == 0 and d.get("mode") == "rate" and d.get("ops_per_s") == 1234.5
+          and d.get("program_output", {}).get("steps") == 7 and d.get("exit_status") == 0, p.stderr)
+    check("prog --rate: placement sampled as in every mode",
+          d.get("steady", {}).get("samples", 0) >= 1, json.dumps(d.get("steady")))
+    check("prog --rate: its stderr in --log, its stdout not",
+          "warming up" in open(log).read() and "ops_per_s" not in open(log).read(), open(log).read())
+    for name, code, want in (
+            ("no JSON", "print('done')", "printed no JSON object with a number ops_per_s"),
+            ("JSON not on the last line", "print('{\"ops_per_s\": 1}'); print('bye')",
+             "printed no JSON object"),
+            ("ops_per_s not a number", "print('{\"ops_per_s\": \"fast\"}')", "printed no JSON object"),
+            ("a failing program", "import sys; print('{\"ops_per_s\": 1}'); sys.exit(3)",
+             "exited with status 3")):
+        p, d = prog(tmp, "--rate", cmd=["python3", "-c", code])
+        check(f"prog --rate: {name} fails the run, and says why",
+              p.returncode != 0 and d.get("ops_per_s", 0) is None and want in d.get("error", "")
+              and want in p.stderr, p.stderr + json.dumps(d.get("error")))
+    p = subprocess.run([PROG, "--program", "t", "--rate", "--ready", "unix:/nonexistent", "--",
+                        "true", "--client--", "true"], capture_output=True, text=True, timeout=30)
+    check("prog --rate: refused in server mode", p.returncode != 0 and "--rate" in p.stderr, p.stderr)
+
     # Killed (a row's timeout), it takes the program with it.
     mark = os.path.join(tmp, "child.pid")
     r = subprocess.Popen([PROG, "--program", "t", "--out", os.path.join(tmp, "k.json"), "--",

@@ -178,4 +178,35 @@ with tempfile.TemporaryDirectory() as tmp:
     check("the run-time program's table stays by run time", "liblinear:" in p.stdout and
           "runtime_s" in p.stdout.split("liblinear:")[1].splitlines()[1], p.stdout)
 
+    # A program that measures itself (dlrm, cxlt-bench-prog --rate): by its own
+    # ops/s, higher is better; its DRAM limit has the framework's own DRAM in it.
+    for seed, rows in {1: {"cxltier": 300.0, "dram": 1000.0}, 2: {"cxltier": 500.0, "dram": 1000.0}}.items():
+        d = os.path.join(res, f"seed-{seed}", "dlrm")
+        os.makedirs(d)
+        for c, ops in rows.items():
+            run = {"config": c, "program": "dlrm", "mode": "rate", "command": ["cxlt-bench-dlrm"],
+                   "workload": {"backend": "anon", "locator": "move_pages"}, "exit_status": 0,
+                   "ops_per_s": ops, "runtime_s": 90.0, "cpu_user_s": 80.0, "cpu_sys_s": 1.0,
+                   "program_output": {"ops_per_s": ops, "samples_per_s": ops, "table_mib": 64.0},
+                   "steady": dict(span(0, 0), dram_frac=ops / 1000.0, resident_mb_mean=180.0), "series": []}
+            with open(os.path.join(d, c + ".json"), "w") as f:
+                json.dump(run, f)
+            with open(os.path.join(d, c + ".setup.json"), "w") as f:
+                json.dump({"dram_limit": "hugetlb" if c != "dram" else "none", "base_dram_mb": 116}, f)
+    p = subprocess.run([REPORT, "--results", res, "--json", out, "--configs", "cxltier,dram",
+                        "--programs", "dlrm"], capture_output=True, text=True)
+    doc = json.load(open(out)) if p.returncode == 0 else {"records": [], "goals": []}
+    rec = {(r["program"], r["config"]): r for r in doc["records"]}
+    rd = rec.get(("dlrm", "cxltier"), {})
+    check("a rate-mode program's record: its own ops/s, median over the seeds, its output kept",
+          p.returncode == 0 and rd.get("metric") == "ops_per_s" and rd.get("ops_per_s") == 400.0
+          and rd.get("rel_dram") == 0.4 and rd.get("program_output", {}).get("table_mib") == 64.0,
+          p.stderr + json.dumps({k: rd.get(k) for k in ("metric", "ops_per_s", "rel_dram", "program_output")}))
+    check("a rate-mode program's DRAM limit: the guest's and the framework's own",
+          rd.get("dram_mb_limit") == 40 + 116 and rec.get(("dlrm", "dram"), {}).get("dram_mb_limit") is None,
+          json.dumps(rd.get("dram_mb_limit")))
+    check("a rate-mode program's table: by ops/s, its own",
+          "dlrm:" in p.stdout and "ops/s" in p.stdout.split("dlrm:")[1].splitlines()[1]
+          and "its own" in p.stdout, p.stdout)
+
 done()
