@@ -15,8 +15,9 @@
 #                     redis-server, sort in the guest under QEMU's pagetrace plugin;
 #                     bench/sim/traces/; bench/trace/record)
 #   make bench        the guest benchmark: boots of the pool topology, the same Zipf
-#                     workload, liblinear-train and redis-server on cxltier, the
-#                     kernel's tiering, DAMON, DRAM and CXL, three seeds
+#                     workload, liblinear-train, redis-server and a DLRM-like training
+#                     step in PyTorch on cxltier, the kernel's tiering, DAMON, DRAM and
+#                     CXL, three seeds, about 80 minutes each on 2 CPUs
 #                     (bench/out/guest.json, bench/out/guest.png; bench/run-guest)
 #   make bench-ckpt   the checkpoint benchmark: one boot of the persist topology, commit
 #                     and restore of a 64 MiB state against a file written with msync

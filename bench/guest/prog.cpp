@@ -267,6 +267,27 @@ std::string fmt_s(double s)
 	return b;
 }
 
+// A result as the client (server mode) or the program (rate mode) prints it: a JSON
+// object with a number ops_per_s; anything else is null.
+json ops_result(const std::string &text)
+{
+	json doc;
+	try {
+		doc = json::parse(text);
+	} catch (const json::exception &) {
+		return nullptr;
+	}
+	if (!doc.is_object() || !doc.contains("ops_per_s") || !doc["ops_per_s"].is_number())
+		return nullptr;
+	return doc;
+}
+
+// At most 200 bytes of what a program printed, for an error message.
+std::string shown(const std::string &text)
+{
+	return text.empty() ? std::string("(nothing)") : text.substr(0, 200);
+}
+
 std::string fmt_server(const options &o)
 {
 	return "the server " + o.cmd[0];
@@ -425,15 +446,10 @@ int run(const options &o)
 		if (cout_fd >= 0)
 			close(cout_fd);
 		if (error.empty()) {
-			try {
-				client_doc = json::parse(cout_text);
-			} catch (const json::exception &) {
-			}
-			if (!client_doc.is_object() || !client_doc.contains("ops_per_s") ||
-			    !client_doc["ops_per_s"].is_number())
+			client_doc = ops_result(cout_text);
+			if (client_doc.is_null())
 				fail(1, "the client " + o.client[0] + " printed no JSON object with a number "
-				     "ops_per_s: " + (cout_text.empty() ? std::string("(nothing)")
-									: cout_text.substr(0, 200)));
+				     "ops_per_s: " + shown(cout_text));
 		}
 	}
 
@@ -445,16 +461,12 @@ int run(const options &o)
 		while (!last.empty() && last.back() == '\n')
 			last.pop_back();
 		last = last.substr(last.rfind('\n') == std::string::npos ? 0 : last.rfind('\n') + 1);
-		try {
-			rate_doc = json::parse(last);
-		} catch (const json::exception &) {
-		}
+		rate_doc = ops_result(last);
 		if (status)
 			fail(exit_code(status), o.cmd[0] + " exited with " + how(status));
-		else if (!rate_doc.is_object() || !rate_doc.contains("ops_per_s") ||
-			 !rate_doc["ops_per_s"].is_number())
+		else if (rate_doc.is_null())
 			fail(1, o.cmd[0] + " printed no JSON object with a number ops_per_s on its last "
-			     "line: " + (last.empty() ? std::string("(nothing)") : last.substr(0, 200)));
+			     "line: " + shown(last));
 	}
 
 	// Time-weighted means over the samples (each stands for the time since the last).
