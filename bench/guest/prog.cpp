@@ -122,6 +122,8 @@ std::vector<std::pair<uintptr_t, uintptr_t>> writable_ranges(pid_t pid)
 struct placement {
 	double t = 0;
 	uint64_t fast = 0, slow = 0, absent = 0, moved = 0, pingpong = 0;
+	// The fast nodes' free memory then: what the daemon is given as room moves with it.
+	uint64_t fast_free_kb = 0;
 	bool ok = false;
 };
 
@@ -409,8 +411,9 @@ int run(const options &o)
 			placement p = locate(pid, fast, idx++, pp_samples, prev);
 			p.t = now() - t0;
 			if (p.ok && p.fast + p.slow > 0) {
+				p.fast_free_kb = free_kb(fast);
 				series.push_back(p);
-				fast_free += double(free_kb(fast));
+				fast_free += double(p.fast_free_kb);
 			}
 			next = now() + o.interval;
 		}
@@ -552,7 +555,8 @@ int run(const options &o)
 	for (const auto &p : series)
 		ser.push_back({ { "t", p.t }, { "fast_pages", p.fast }, { "slow_pages", p.slow },
 				{ "absent_pages", p.absent }, { "moved_seen", p.moved },
-				{ "pingpong_seen", p.pingpong } });
+				{ "pingpong_seen", p.pingpong },
+				{ "fast_free_mb", double(p.fast_free_kb) / 1024 } });
 	doc["series"] = ser;
 
 	if (!write_result(doc, o.out))

@@ -81,6 +81,11 @@ with tempfile.TemporaryDirectory() as tmp:
     check("prog: its pages located from outside (64 MiB resident at most)",
           s.get("resident_mb_max", 0) >= 64 and s.get("samples", 0) >= 3,
           f"{s.get('resident_mb_max')} MiB in {s.get('samples')} samples")
+    ser = d.get("series", [])
+    check("prog: each sample of the series has the fast nodes' free memory, which the mean is of",
+          len(ser) == s.get("samples") and all(p_.get("fast_free_mb", 0) > 0 for p_ in ser) and
+          abs(sum(p_["fast_free_mb"] for p_ in ser) / max(len(ser), 1) - s.get("fast_free_mb_mean", -1)) < 1e-6,
+          json.dumps(ser[:2]) + f" mean {s.get('fast_free_mb_mean')}")
     fast = set(int(x) for x in open("/sys/devices/system/node/has_cpu").read().strip().replace("-", ",").split(",") if x)
     check("prog: on a machine of DRAM alone every page is on DRAM",
           fast != {0} or abs(s.get("dram_frac", 0) - 1.0) < 1e-9, str(s.get("dram_frac")))
