@@ -328,7 +328,7 @@ int run(const options &o)
 
 	std::unordered_map<uintptr_t, std::pair<int8_t, int>> prev;
 	std::vector<placement> series;
-	double next = t0 + o.interval, fast_free = 0;
+	double next = t0 + o.interval;
 	int status = 0, idx = 0;
 	rusage ru{};
 	// Server mode: the client, its output, what went wrong (empty: nothing).
@@ -413,7 +413,6 @@ int run(const options &o)
 			if (p.ok && p.fast + p.slow > 0) {
 				p.fast_free_kb = free_kb(fast);
 				series.push_back(p);
-				fast_free += double(p.fast_free_kb);
 			}
 			next = now() + o.interval;
 		}
@@ -474,7 +473,7 @@ int run(const options &o)
 
 	// Time-weighted means over the samples (each stands for the time since the last).
 	double w = 0, frac = 0, fast_mb = 0, res_mb = 0, res_max = 0, tprev = 0;
-	uint64_t moved = 0, pingpong = 0;
+	uint64_t moved = 0, pingpong = 0, fast_free_kb = 0;
 	for (const auto &p : series) {
 		double dt = std::max(1e-3, p.t - tprev), res = double(p.fast + p.slow);
 		tprev = p.t;
@@ -485,6 +484,7 @@ int run(const options &o)
 		res_max = std::max(res_max, res * PAGE / (1 << 20));
 		moved += p.moved;
 		pingpong += p.pingpong;
+		fast_free_kb += p.fast_free_kb;
 	}
 	json threads = delta(threads0, thread_cpu(prefixes));
 	uint64_t thr_ns = 0;
@@ -536,7 +536,7 @@ int run(const options &o)
 	s["fast_mb_mean"] = w > 0 ? fast_mb / w : 0.0;
 	s["resident_mb_mean"] = w > 0 ? res_mb / w : 0.0;
 	s["resident_mb_max"] = res_max;
-	s["fast_free_mb_mean"] = series.empty() ? 0.0 : fast_free / double(series.size()) / 1024;
+	s["fast_free_mb_mean"] = series.empty() ? 0.0 : double(fast_free_kb) / double(series.size()) / 1024;
 	s["moved_pages_seen"] = moved;
 	s["pingpong_seen"] = pingpong;
 	s["cpu_threads_pct"] = 100.0 * double(thr_ns) / (runtime * 1e9);
