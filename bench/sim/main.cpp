@@ -47,6 +47,7 @@ struct options {
 	uint64_t seed = 1;
 	uint32_t budget_div = 16;
 	uint32_t pp_window = 16;
+	std::string observe = "period";
 	unsigned jobs = 0;
 	std::vector<double> ratios{ 0.25, 0.5 };
 	std::vector<std::string> traces;
@@ -224,6 +225,7 @@ struct result {
 	uint32_t npages = 0;
 	uint64_t accesses = 0, hits = 0;
 	uint64_t promotions = 0, demotions = 0, pingpong = 0, failed = 0;
+	uint64_t reversals = 0;		// as the module counts ping-pong (memory::reversals)
 	uint64_t mid_moves = 0;		// migrations made inside a period
 	uint64_t max_promoted = 0;	// most promotions from one period end to the next
 	std::shared_ptr<const reference> ref;
@@ -277,8 +279,26 @@ run_config make_config(const trace &tr, double ratio, const options &o, uint64_t
 	c.wmark_high = c.fast_pages >> 7;
 	c.period = period;
 	c.pp_window = o.pp_window;
+	c.adaptive_obs = o.observe == "adaptive";
 	c.window = tr.window ? tr.window : o.phase_periods * period;
 	return c;
+}
+
+// cxlt_adapt_window() of kmod/daemon.c, in accesses rather than time: the window
+// starts at 100 ms of the 1 s period, halves while more than half the armed pages
+// (here: every placed page) were accessed in it, doubles while fewer than a tenth
+// were, and stays within 10 ms and the whole period.
+constexpr uint64_t OBS_START_DIV = 10, OBS_MIN_DIV = 100;
+
+uint64_t adapt_obs(uint64_t obs, uint64_t period, uint64_t accessed, uint64_t armed)
+{
+	if (armed < 64)
+		return obs;
+	if (accessed * 2 > armed)
+		obs /= 2;
+	else if (accessed * 10 < armed)
+		obs *= 2;
+	return std::clamp<uint64_t>(obs, std::max<uint64_t>(period / OBS_MIN_DIV, 1), period);
 }
 
 result simulate(const trace &tr, const run_config &cfg, const std::string &spec)
@@ -290,6 +310,8 @@ result simulate(const trace &tr, const run_config &cfg, const std::string &spec)
 	const bool per_access = pol->wants_accesses();
 	const uint64_t n = tr.acc.size();
 	uint64_t phits = 0, pacc = 0, moved = 0, promoted = 0;
+	// The accesses of a period that the sampled policies see (--observe).
+	uint64_t obs = cfg.adaptive_obs ? std::max<uint64_t>(cfg.period / OBS_START_DIV, 1) : cfg.period;
 	result r;
 
 	r.series.reserve(n / cfg.period + 1);
@@ -305,7 +327,7 @@ result simulate(const trace &tr, const run_config &cfg, const std::string &spec)
 			pol->placed(p, tier);
 		}
 		phits += tier == TIER_FAST;
-		if (!seen[p]) {
+		if (pacc < obs && !seen[p]) {
 			seen[p] = 1;
 			sampled.push_back(p);
 		}
@@ -322,6 +344,8 @@ result simulate(const trace &tr, const run_config &cfg, const std::string &spec)
 			pacc = 0;
 			for (uint32_t s : sampled)
 				seen[s] = 0;
+			if (cfg.adaptive_obs)
+				obs = adapt_obs(obs, cfg.period, sampled.size(), m.placed());
 			pol->end_period(m, sampled, t + 1);
 			sampled.clear();
 			m.period++;
@@ -335,6 +359,7 @@ result simulate(const trace &tr, const run_config &cfg, const std::string &spec)
 	r.promotions = m.promotions;
 	r.demotions = m.demotions;
 	r.pingpong = m.pingpong;
+	r.reversals = m.reversals;
 	r.failed = m.failed;
 	return r;
 }
@@ -446,9 +471,9 @@ void print_table(const std::vector<result> &rs)
 	std::string last;
 
 	fmt::print("{:<12} {:>4} {:<16} {:>6} {:>6} {:>6} {:>8} {:>8} {:>6} {:>6} {:>10} {:>8} {:>8} "
-		   "{:>8} {:>6}\n",
+		   "{:>8} {:>9} {:>6}\n",
 		   "trace", "fast", "policy", "ftaf", "bound", "ratio", "b-period", "b-budget", "static",
-		   "window", "migr_MiB", "promoted", "demoted", "pingpong", "recov");
+		   "window", "migr_MiB", "promoted", "demoted", "pingpong", "reversals", "recov");
 	for (auto &r : rs) {
 		if (r.heldout)
 			continue;
@@ -456,7 +481,7 @@ void print_table(const std::vector<result> &rs)
 			fmt::print("\n");
 		last = r.trace;
 		fmt::print("{:<12} {:>4} {:<16} {:>6.3f} {:>6} {:>6} {:>8} {:>8} {:>6.3f} {:>6.3f} {:>10.1f} "
-			   "{:>8} {:>8} {:>8} {:>6}\n",
+			   "{:>8} {:>8} {:>8} {:>9} {:>6}\n",
 			   r.trace, ratio_name(r.ratio), r.policy, r.ftaf(),
 			   r.bounded() ? fmt::format("{:.3f}", r.bound()) : "-",
 			   r.bounded() ? fmt::format("{:.3f}", r.to_bound()) : "-",
@@ -464,7 +489,7 @@ void print_table(const std::vector<result> &rs)
 			   bound_cell(r, r.ref->budget_hits, r.by_budget()),
 			   r.ref->ftaf(r.ref->stat.hits), r.ref->ftaf(r.ref->window.hits),
 			   double((r.promotions + r.demotions) * PAGE_SIZE) / (1 << 20),
-			   r.promotions, r.demotions, r.pingpong,
+			   r.promotions, r.demotions, r.pingpong, r.reversals,
 			   r.recovery < 0 ? std::string("-") : std::to_string(r.recovery));
 	}
 	fmt::print("\nbound: the least upper bound that holds for the run, ratio = ftaf / bound.  "
@@ -521,8 +546,11 @@ baseline read_baseline(const std::string &path, const options &o)
 
 		b.label = j.at("label").get<std::string>();
 		auto div = j.at("budget_div").get<uint32_t>(), ppw = j.at("pingpong_window").get<uint32_t>();
-		if (div != o.budget_div || ppw != o.pp_window) {
-			b.why_not = fmt::format("made with --budget-div {} --pingpong-window {}", div, ppw);
+		// Baselines from before --observe saw whole periods.
+		auto obs = j.value("observe", std::string("period"));
+		if (div != o.budget_div || ppw != o.pp_window || obs != o.observe) {
+			b.why_not = fmt::format("made with --budget-div {} --pingpong-window {} --observe {}",
+						div, ppw, obs);
 			return b;
 		}
 		for (auto &e : j.at("traces")) {
@@ -733,6 +761,7 @@ nlohmann::json record_json(const result &r)
 		{ "max_promotions_per_period", r.max_promoted },
 		{ "migrated_bytes", (r.promotions + r.demotions) * PAGE_SIZE },
 		{ "pingpong", r.pingpong },
+		{ "reversals", r.reversals },
 		{ "promotions", r.promotions },
 		{ "demotions", r.demotions },
 		{ "failed_migrations", r.failed },
@@ -823,7 +852,9 @@ void write_json(const std::string &path, const options &o, uint64_t period,
 		    { "phase_periods", o.phase_periods }, { "seed", o.seed },
 		    { "budget", fmt::format("fast_pages / {} per period", o.budget_div) },
 		    { "pingpong_window_periods", o.pp_window }, { "page_size", PAGE_SIZE },
-		    { "sampling", "accessed bits harvested once per period" },
+		    { "sampling", o.observe == "adaptive"
+					  ? "accessed bits of the adaptive observation window, harvested once per period"
+					  : "accessed bits harvested once per period" },
 		    { "corpus", o.corpus.empty() ? nlohmann::json() : nlohmann::json(o.corpus) } } },
 		{ "records", recs },
 		{ "goals", gj },
@@ -854,6 +885,7 @@ void write_baseline(const std::string &path, const options &o, const std::vector
 		{ "label", o.baseline_label },
 		{ "budget_div", o.budget_div },
 		{ "pingpong_window", o.pp_window },
+		{ "observe", o.observe },
 		{ "traces", tr },
 	});
 }
@@ -1061,6 +1093,13 @@ int main(int argc, char **argv)
 	app.add_option("--pingpong-window", o.pp_window,
 		       "a promotion of a page demoted at most this many periods before is ping-pong")
 		->capture_default_str();
+	app.add_option("--observe", o.observe,
+		       "what the sampled policies (all but nb-tiering) see of each period: the pages "
+		       "accessed in all of it (period), or in the daemon's adaptive observation window "
+		       "only (adaptive: kmod/daemon.c's cxlt_adapt_window, from a tenth of the period, "
+		       "halved while more than half the pages were accessed in it, doubled while fewer "
+		       "than a tenth were, between a hundredth of the period and all of it)")
+		->capture_default_str()->check(CLI::IsMember({ "period", "adaptive" }));
 	app.add_option("--jobs", o.jobs, "threads (default: CPUs)");
 	app.add_option("--json", o.json, "write the records and goals as JSON here");
 	app.add_option("--series-dir", o.series_dir,

@@ -11,14 +11,19 @@
 
 namespace cxltier::sim {
 
+// CXLT_PINGPONG_PERIODS of kmod/migrate.h.
+constexpr uint32_t REVERSAL_PERIODS = 16;
+
 memory::memory(uint32_t npages, const run_config &cfg)
-	: tier_(npages, TIER_NONE), last_move_(npages, UINT32_MAX),
+	: tier_(npages, TIER_NONE), last_move_(npages, UINT32_MAX), last_to_(npages, TIER_NONE),
 	  cap_(cfg.fast_pages), pp_window_(cfg.pp_window)
 {
 }
 
 void memory::place(uint32_t p, uint8_t t)
 {
+	if (tier_[p] == TIER_NONE && t != TIER_NONE)
+		nr_placed_++;
 	if (tier_[p] == TIER_FAST)
 		nr_fast_--;
 	if (t == TIER_FAST)
@@ -33,7 +38,11 @@ void memory::moved(uint32_t p, uint8_t to)
 	if (to == TIER_FAST && last_move_[p] != UINT32_MAX &&
 	    period - last_move_[p] <= pp_window_)
 		pingpong++;
+	if (last_move_[p] != UINT32_MAX && last_to_[p] != to &&
+	    period - last_move_[p] < REVERSAL_PERIODS)
+		reversals++;
 	last_move_[p] = period;
+	last_to_[p] = to;
 	place(p, to);
 }
 

@@ -22,6 +22,7 @@ struct run_config {
 	uint64_t period;	// accesses per period
 	uint32_t pp_window;	// a promotion this soon after a demotion is ping-pong (periods)
 	uint64_t window;	// accesses per window of the per-window oracle
+	bool adaptive_obs;	// sampled policies see the module's adaptive window only
 };
 
 // Pages, their tier and the migration counters.  Every policy migrates
@@ -33,6 +34,7 @@ public:
 	uint8_t tier(uint32_t p) const { return tier_[p]; }
 	uint32_t npages() const { return static_cast<uint32_t>(tier_.size()); }
 	int64_t free() const { return static_cast<int64_t>(cap_) - nr_fast_; }
+	uint32_t placed() const { return nr_placed_; }
 	// Placement without migration: first touch, or an oracle's start.
 	void place(uint32_t p, uint8_t t);
 	// False, and nothing moves, when the fast tier is full.
@@ -41,13 +43,17 @@ public:
 
 	uint32_t period = 0;
 	uint64_t promotions = 0, demotions = 0, pingpong = 0, failed = 0;
+	// The module's count (pingpong_pages, kmod/migrate.c): moves either way
+	// that reverse the page's last move, made fewer than 16 periods before.
+	uint64_t reversals = 0;
 
 private:
 	void moved(uint32_t p, uint8_t to);
 
 	std::vector<uint8_t> tier_;
 	std::vector<uint32_t> last_move_;
-	uint32_t cap_, nr_fast_ = 0, pp_window_;
+	std::vector<uint8_t> last_to_;
+	uint32_t cap_, nr_fast_ = 0, nr_placed_ = 0, pp_window_;
 };
 
 class policy {
