@@ -9,7 +9,12 @@ The trace: periods of 2000 accesses; the first 200 of each go round 1900 pages
 (C, first touched first, so the fast tier of 100 pages is theirs), the other
 1800 to 50 pages (H) in turn.  Seeing whole periods, cxltier finds H hot and
 promotes it: most accesses end up on the fast tier.  Seeing the window only, it
-never sees H: H stays on the slow tier.  Run by ctest as:
+never sees H: H stays on the slow tier.
+
+A second trace makes the window grow: after a first pass over C, each period
+spends its first half on one page and its second half on H.  The window then
+sees one page of about 1950, fewer than a tenth, and doubles until it reaches
+H, which cxltier then promotes; a window that did not grow would never see it.  Run by ctest as:
 sim_observe_test.py PATH/TO/cxlt-sim.  Prints TAP."""
 import json
 import os
@@ -61,5 +66,17 @@ with tempfile.TemporaryDirectory() as tmp:
               w["ftaf"] > 0.5 and w["promotions"] >= H, w)
         check(f"{pol}, adaptive window: H never seen (ftaf {a['ftaf']:.3f} < 0.05)",
               a["ftaf"] < 0.05, a)
+
+    acc = [1000 + c for c in range(C)]
+    for _ in range(PERIODS):
+        acc.extend([5000] * (PERIOD // 2))
+        acc.extend(i % H for i in range(PERIOD // 2))
+    trace = os.path.join(tmp, "grow.trace")
+    with open(trace, "w") as f:
+        f.write("".join(f"{p}\n" for p in acc))
+    grown = next(r for r in sim(tmp, trace, "--observe", "adaptive")["records"]
+                 if r["policy"] == "cxltier")
+    check(f"cxltier, adaptive window that must grow: H promoted (ftaf {grown['ftaf']:.3f} > 0.7)",
+          grown["ftaf"] > 0.7 and grown["promotions"] > H, grown)
 
 done()
