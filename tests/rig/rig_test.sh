@@ -146,6 +146,30 @@ else
 fi
 rm -rf "$dir"
 
+# The summary of a failed part says what the failed case logged (its TH_LOG lines,
+# the numbers it saw), even when they are far from the end of the log, and not what
+# a case that passed logged: CI keeps only the summary.
+dir=$(mktemp -d)
+{
+	echo '# #  RUN           mig.fine ...'
+	echo '# # migration_test.c:10:fine:passing case measured 7'
+	echo '# ok 1 mig.fine'
+	echo '# #  RUN           mig.burst ...'
+	echo '# # migration_test.c:957:burst:reclaim demoted 128 pages'
+	for i in $(seq 20); do echo "# # filler $i"; done
+	echo '# # migration_test.c:959:burst:Expected demoted (128) >= 4096'
+	echo '# not ok 2 mig.burst'
+	for i in $(seq 20); do echo "# # later $i"; done
+	echo 'not ok 1 migration:migration_test # exit=1'
+} >"$dir/log"
+out=$("$ROOT/scripts/check" --diagnose "$dir/log" 2>&1)
+if grep -q 'burst:reclaim demoted 128 pages' <<<"$out" && ! grep -q 'passing case' <<<"$out"; then
+	ok "check's summary of a failure shows what the failed case logged"
+else
+	not_ok "check's summary of a failure shows what the failed case logged" "got: $out"
+fi
+rm -rf "$dir"
+
 # The crash loop's checker (tests/crash) on made-up logs: what the boot after a kill
 # may find, and what is torn or lost.  The kill came during the create of crash-r0
 # and after "committed 7" (a cut "committed 8" line does not count).
