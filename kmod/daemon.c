@@ -433,7 +433,7 @@ static bool cxlt_layout(struct cxlt_region **snap, int n, u64 gen)
 
 /* --- one period -------------------------------------------------------------------- */
 
-static u32 cxlt_rp_class(unsigned long bits)
+static u32 cxlt_rp_class(u32 bits)
 {
 	if (((bits & CXLT_RP_STATE_MASK) >> CXLT_RP_STATE_SHIFT) != CXLT_RP_PRESENT)
 		return CXLT_TIER_NONE;
@@ -448,9 +448,9 @@ static u32 cxlt_rp_class(unsigned long bits)
 static void cxlt_sync_entry(struct cxlt_lay *l, struct cxlt_rpage *rp, unsigned long pg,
 			    bool arm, u64 *s, u64 *a)
 {
-	unsigned long bits = READ_ONCE(rp->bits), set = 0, clear = 0;
+	u32 bits = READ_ONCE(rp->bits), set = 0, clear = 0;
 	struct cxlt_policy *pol = cxlt_d.pol;
-	u32 slot = l->base + pg, cls, hint;
+	u32 slot = l->base + pg, cls, hint, moved;
 
 	if (!bits)
 		return;
@@ -473,14 +473,19 @@ static void cxlt_sync_entry(struct cxlt_lay *l, struct cxlt_rpage *rp, unsigned 
 	if (cls != (bits & CXLT_RP_POLTIER_MASK) >> CXLT_RP_POLTIER_SHIFT) {
 		cxlt_policy_set_tier(pol, slot, cls);
 		clear |= CXLT_RP_POLTIER_MASK;
-		set |= (unsigned long)cls << CXLT_RP_POLTIER_SHIFT;
+		set |= cls << CXLT_RP_POLTIER_SHIFT;
 	}
 	hint = (bits & CXLT_RP_HINT_MASK) >> CXLT_RP_HINT_SHIFT;
 	if (hint != (bits & CXLT_RP_POLHINT_MASK) >> CXLT_RP_POLHINT_SHIFT) {
 		cxlt_policy_set_hint(pol, slot, hint);
 		clear |= CXLT_RP_POLHINT_MASK;
-		set |= (unsigned long)hint << CXLT_RP_POLHINT_SHIFT;
+		set |= hint << CXLT_RP_POLHINT_SHIFT;
 	}
+	/* A stamp this old no longer counts, and must go before it looks young again. */
+	moved = (bits & CXLT_RP_MOVED_MASK) >> CXLT_RP_MOVED_SHIFT;
+	if (moved && cxlt_d.period &&
+	    cxlt_stamp_age(cxlt_move_stamp(cxlt_d.period), moved) >= CXLT_PINGPONG_PERIODS)
+		clear |= CXLT_RP_MOVED_MASK;
 	clear |= CXLT_RP_ACCESSED;
 	if (cls != CXLT_TIER_NONE) {
 		set |= CXLT_RP_ARMED;
@@ -677,8 +682,8 @@ static void cxlt_decide(u64 sampled, u64 accessed)
 	if (cxlt_policy_set_params(cxlt_d.pol, &p))
 		p.budget = 0;
 	cxlt_policy_end_period(cxlt_d.pol);
-	if (++cxlt_d.period == 0 || !(u16)cxlt_d.period)
-		cxlt_d.period++;	/* 0 means "never moved" in the entries */
+	if (++cxlt_d.period == 0)
+		cxlt_d.period++;	/* 0 is no daemon move's (cxlt_move_stamp()) */
 	atomic64_inc(&cxlt_dstat.periods);
 	if (p.budget && !cxlt_policy_select(cxlt_d.pol, &plan)) {
 		cxlt_move_slots(plan.demote, plan.nr_demote, false);

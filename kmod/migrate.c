@@ -68,16 +68,13 @@
 static void cxlt_count_move(struct cxlt_region *r, struct cxlt_rpage *rp, bool fast,
 			    unsigned long slow_pfn, u32 period)
 {
-	unsigned long bits = READ_ONCE(rp->bits);
+	u32 bits = READ_ONCE(rp->bits);
 	u32 moved = (bits & CXLT_RP_MOVED_MASK) >> CXLT_RP_MOVED_SHIFT;
 	bool was_promoted = bits & CXLT_RP_PROMOTED;
 
-	/*
-	 * Period 0 is no daemon move's: the daemon starts at 1 and skips 0, and
-	 * reclaim's demotions pass 0.
-	 */
+	/* Period 0 is no daemon move's: reclaim's demotions pass 0. */
 	if (period && moved && was_promoted != fast &&
-	    (u16)((u16)period - (u16)moved) < CXLT_PINGPONG_PERIODS)
+	    cxlt_stamp_age(cxlt_move_stamp(period), moved) < CXLT_PINGPONG_PERIODS)
 		atomic64_inc(&r->mig.pingpong);
 	if (fast)
 		atomic64_inc(&r->mig.promoted);
@@ -130,8 +127,8 @@ static enum cxlt_move_result cxlt_move_one(struct cxlt_region *r, struct cxlt_rp
 	cxlt_rp_update(rp, CXLT_RP_FAST | CXLT_RP_NODE_MASK | CXLT_RP_PROMOTED |
 		       CXLT_RP_MOVED_MASK,
 		       (fast ? CXLT_RP_FAST | CXLT_RP_PROMOTED : 0) |
-		       ((unsigned long)nid << CXLT_RP_NODE_SHIFT) |
-		       ((unsigned long)(u16)period << CXLT_RP_MOVED_SHIFT));
+		       ((u32)nid << CXLT_RP_NODE_SHIFT) |
+		       (cxlt_move_stamp(period) << CXLT_RP_MOVED_SHIFT));
 	cxlt_region_uncharge(r, from, was_fast);
 	folio_unlock(dst);
 	folio_put(dst);

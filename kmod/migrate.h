@@ -51,6 +51,26 @@ struct cxlt_move {
 /* Moves that undo a move of the same page younger than this count as ping-pong. */
 #define CXLT_PINGPONG_PERIODS	16
 
+/*
+ * A page's entry keeps the period of the daemon's last move of it in 8 bits
+ * (CXLT_RP_MOVED_MASK): the period's number modulo 255, plus one, so that 0 says
+ * "no daemon move" (a first touch, reclaim's moves, which pass period 0).  The
+ * daemon's period numbers skip 0 only when they wrap at 2^32, and 255 divides
+ * 2^32 - 1, so the stamps of consecutive periods are consecutive there too.
+ * Stamps repeat every 255 periods: the daemon clears one once it is
+ * CXLT_PINGPONG_PERIODS old (DOC: region page table).
+ */
+static inline u32 cxlt_move_stamp(u32 period)
+{
+	return period ? period % 255 + 1 : 0;
+}
+
+/* Periods from stamp @then to stamp @now, both non-zero: 0 to 254. */
+static inline u32 cxlt_stamp_age(u32 now, u32 then)
+{
+	return (now + 255 - then) % 255;
+}
+
 /* cxlt_migrate_batch() flags: take folio locks only if they are free. */
 #define CXLT_MIG_TRYLOCK	BIT(0)
 

@@ -93,7 +93,7 @@ static unsigned long cxlt_reclaim_move(struct cxlt_region *r, struct cxlt_move *
 }
 
 /* May the entry @bits be demoted from @nid in this pass? */
-static bool cxlt_reclaim_pick(unsigned long bits, int nid, bool used)
+static bool cxlt_reclaim_pick(u32 bits, int nid, bool used)
 {
 	u32 hint = (bits & CXLT_RP_HINT_MASK) >> CXLT_RP_HINT_SHIFT;
 

@@ -71,7 +71,7 @@
 static unsigned int max_region_gb = 1024;
 module_param(max_region_gb, uint, 0644);
 MODULE_PARM_DESC(max_region_gb,
-		 "Largest region that may be created, in GiB (default 1024); its page table directory takes 8 bytes per MiB");
+		 "Largest region that may be created, in GiB (default 1024); its page table costs a page per 4 MiB touched");
 
 static struct {
 	/*
@@ -387,7 +387,7 @@ int cxlt_region_replace(struct cxlt_region *r, struct cxltier_replace *args)
 	unsigned long pg = args->offset >> PAGE_SHIFT;
 	unsigned long end = pg + (args->length >> PAGE_SHIFT);
 	struct cxlt_rpage *rp;
-	unsigned long old;
+	u32 old;
 	u64 n = 0;
 
 	for (; pg < end; pg++) {

@@ -773,7 +773,7 @@ static struct folio *cxlt_fault_new(struct cxlt_region *r, struct cxlt_rpage *rp
 	cxlt_rp_update(rp, CXLT_RP_STATE_MASK | CXLT_RP_FAST | CXLT_RP_NODE_MASK |
 		       CXLT_RP_PROMOTED | CXLT_RP_MOVED_MASK,
 		       (CXLT_RP_PRESENT << CXLT_RP_STATE_SHIFT) |
-		       (fast ? CXLT_RP_FAST : 0) | ((unsigned long)nid << CXLT_RP_NODE_SHIFT));
+		       (fast ? CXLT_RP_FAST : 0) | ((u32)nid << CXLT_RP_NODE_SHIFT));
 	atomic_long_inc(&r->resident);
 	return folio;
 }
@@ -1074,7 +1074,7 @@ static int cxlt_region_migrate_folio(struct address_space *mapping, struct folio
 	}
 	cxlt_region_uncharge(r, from, was_fast);
 	cxlt_rp_update(rp, CXLT_RP_FAST | CXLT_RP_NODE_MASK,
-		       (fast ? CXLT_RP_FAST : 0) | ((unsigned long)to << CXLT_RP_NODE_SHIFT));
+		       (fast ? CXLT_RP_FAST : 0) | ((u32)to << CXLT_RP_NODE_SHIFT));
 	if (fast != was_fast) {
 		atomic64_inc(fast ? &r->mig.promoted : &r->mig.demoted);
 		cxlt_tier_count_move(folio_pfn(fast ? src : dst), fast);
@@ -1134,7 +1134,7 @@ DEFINE_SHOW_ATTRIBUTE(cxlt_acct);
 
 int cxlt_region_mm_init(struct dentry *dir)
 {
-	BUILD_BUG_ON(sizeof(struct cxlt_rpage) != 8);
+	BUILD_BUG_ON(sizeof(struct cxlt_rpage) != 4);
 	BUILD_BUG_ON(BITS_PER_LONG < 64);
 	BUILD_BUG_ON(MAX_NUMNODES > (CXLT_RP_NODE_MASK >> CXLT_RP_NODE_SHIFT) + 1);
 	if (fast_user_pct > 100) {

@@ -30,8 +30,9 @@ struct dentry;
  * A region's pages are page-cache folios of the region's inode (one page each):
  * the inode's address_space maps a page offset to its folio, the rmap links every
  * mapping of it, and the folio lock is the per-page lock.  Beside that, every page
- * has one entry, struct cxlt_rpage, a word of bits that the module keeps for
- * itself.  Entries live in chunks of one page (512 entries, 2 MiB of region)
+ * has one entry, struct cxlt_rpage, 32 bits that the module keeps for itself
+ * (4 bytes per 4 KiB page: 0.1% of the region, half of what a long was).
+ * Entries live in chunks of one page (1024 entries, 4 MiB of region)
  * allocated at the first fault (or hint) in the chunk and kept until the region is
  * freed; the chunks are found through an xarray indexed by chunk number, so a
  * region that is created but not touched costs nothing, and a sparse one only the
@@ -48,16 +49,22 @@ struct dentry;
  *   PROMOTED (bit 12)	the last move of the page was a promotion
  *   USED (bit 13)	the last window that sampled the page found it used
  *			(what reclaim.c demotes last)
- *   node (bits 16-31)	NUMA node of the folio (also kept for a fenced page)
- *   moved (bits 32-47)	the daemon's period number at the last move, for the
- *			ping-pong count
+ *   node (bits 14-23)	NUMA node of the folio (also kept for a fenced page;
+ *			MAX_NUMNODES is at most 1024 where NODES_SHIFT is 10)
+ *   moved (bits 24-31)	stamp of the daemon's period at its last move of the
+ *			page, for the ping-pong count (cxlt_move_stamp(): 0 is
+ *			none, stamps repeat every 255 periods)
  * Bits are changed with atomic operations only (cxlt_rp_update()), so that their
  * owners never lose each other's updates.  Owners:
  *   - state, FAST, node, PROMOTED and moved: whoever holds the lock of the folio
  *     in the page cache at that offset (the fault that inserts it, a migrator, the
  *     kernel's own migration through ->migrate_folio, region free), so they always
  *     describe that folio; EMPTY -> PRESENT is set by the fault that inserted the
- *     folio, before it unlocks it.
+ *     folio, before it unlocks it.  One exception: the daemon clears a moved stamp
+ *     CXLT_PINGPONG_PERIODS old or older when it arms the page (cxlt_sync_entry()),
+ *     without the lock, so that a stamp never outlives the 255 periods after which
+ *     it would look young again.  Only the daemon's own moves, in the same thread,
+ *     write a stamp other than 0, so the clear never takes a young one.
  *   - hint: the HINT ioctl.  POLTIER, POLHINT, ARMED, USED: the daemon.
  *   - ACCESSED: set by the fault path, cleared by the daemon.
  * A reader without the folio lock (stat, PAGES) sees a consistent state and node.
@@ -80,35 +87,34 @@ enum cxlt_rp_state {
 };
 
 #define CXLT_RP_STATE_SHIFT	1
-#define CXLT_RP_STATE_MASK	(3UL << CXLT_RP_STATE_SHIFT)
+#define CXLT_RP_STATE_MASK	(3U << CXLT_RP_STATE_SHIFT)
 #define CXLT_RP_FAST		BIT(3)
 #define CXLT_RP_HINT_SHIFT	4
-#define CXLT_RP_HINT_MASK	(3UL << CXLT_RP_HINT_SHIFT)
+#define CXLT_RP_HINT_MASK	(3U << CXLT_RP_HINT_SHIFT)
 #define CXLT_RP_POLTIER_SHIFT	6
-#define CXLT_RP_POLTIER_MASK	(3UL << CXLT_RP_POLTIER_SHIFT)
+#define CXLT_RP_POLTIER_MASK	(3U << CXLT_RP_POLTIER_SHIFT)
 #define CXLT_RP_POLHINT_SHIFT	8
-#define CXLT_RP_POLHINT_MASK	(3UL << CXLT_RP_POLHINT_SHIFT)
+#define CXLT_RP_POLHINT_MASK	(3U << CXLT_RP_POLHINT_SHIFT)
 #define CXLT_RP_ARMED		BIT(10)
 #define CXLT_RP_ACCESSED	BIT(11)
 #define CXLT_RP_PROMOTED	BIT(12)
 #define CXLT_RP_USED		BIT(13)
-#define CXLT_RP_NODE_SHIFT	16
-#define CXLT_RP_NODE_MASK	(0xffffUL << CXLT_RP_NODE_SHIFT)
-#define CXLT_RP_MOVED_SHIFT	32
-#define CXLT_RP_MOVED_MASK	(0xffffUL << CXLT_RP_MOVED_SHIFT)
+#define CXLT_RP_NODE_SHIFT	14
+#define CXLT_RP_NODE_MASK	(0x3ffU << CXLT_RP_NODE_SHIFT)
+#define CXLT_RP_MOVED_SHIFT	24
+#define CXLT_RP_MOVED_MASK	(0xffU << CXLT_RP_MOVED_SHIFT)
 
 /**
  * struct cxlt_rpage - the module's word about one page of a region
  * @bits: see DOC: region page table
  */
 struct cxlt_rpage {
-	unsigned long bits;
+	u32 bits;
 };
 
 #define CXLT_RP_PER_CHUNK	(PAGE_SIZE / sizeof(struct cxlt_rpage))
 
-static inline unsigned long cxlt_rp_field(const struct cxlt_rpage *rp, unsigned long mask,
-					  int shift)
+static inline u32 cxlt_rp_field(const struct cxlt_rpage *rp, u32 mask, int shift)
 {
 	return (READ_ONCE(rp->bits) & mask) >> shift;
 }
@@ -129,10 +135,9 @@ static inline u32 cxlt_rp_hint(const struct cxlt_rpage *rp)
 }
 
 /* Replace the bits in @mask by @val, atomically. */
-static inline void cxlt_rp_update(struct cxlt_rpage *rp, unsigned long mask,
-				  unsigned long val)
+static inline void cxlt_rp_update(struct cxlt_rpage *rp, u32 mask, u32 val)
 {
-	unsigned long old = READ_ONCE(rp->bits);
+	u32 old = READ_ONCE(rp->bits);
 
 	while (!try_cmpxchg(&rp->bits, &old, (old & ~mask) | val))
 		;

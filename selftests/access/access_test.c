@@ -432,7 +432,7 @@ static int child_memcg_create(void *arg)
 	dev = dev_open();
 	if (dev < 0)
 		return 2;
-	return rg_create(dev, name, 8 * MB, CXLTIER_POLICY_FAST_FIRST, -1, NULL) ? 3 : 0;
+	return rg_create(dev, name, 12 * MB, CXLTIER_POLICY_FAST_FIRST, -1, NULL) ? 3 : 0;
 }
 
 /*
@@ -462,7 +462,7 @@ TEST_F_TIMEOUT(access, memcg_charges_creator, TIMEOUT)
 	before = cg_current();
 	fd = rg_open(self->dev, self->name, 0, CXLTIER_OPEN_READ | CXLTIER_OPEN_WRITE);
 	ASSERT_LE(0, fd);
-	p = mmap(NULL, 8 * MB, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = mmap(NULL, 12 * MB, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, p);
 	memset(p, 1, 4 * MB);
 	touched_4 = cg_current();
@@ -482,17 +482,16 @@ TEST_F_TIMEOUT(access, memcg_charges_creator, TIMEOUT)
 	EXPECT_GT(1024UL, n);
 	EXPECT_LE(128UL, n);
 	/*
-	 * At the limit, a page whose page-table chunk (2 MiB of region) does not exist
-	 * yet needs that chunk first (the cgroup may have freed a page or two since:
-	 * then it fits, else SIGBUS); neither it nor the pages before invoked the
-	 * cgroup's OOM killer (memory.events "oom" counts every invocation, whether or
-	 * not it finds a task to kill).
+	 * At the limit, a page whose page-table chunk (4 MiB of region: 8 to 12 MiB)
+	 * does not exist yet needs that chunk first (the cgroup may have freed a page
+	 * or two since: then it fits, else SIGBUS); neither it nor the pages before
+	 * invoked the cgroup's OOM killer (memory.events "oom" counts every invocation,
+	 * whether or not it finds a task to kill).
 	 */
-	if (n < 512)
-		touch_until_sigbus(p + 6 * MB, 2 * MB);
+	touch_until_sigbus(p + 8 * MB, 4 * MB);
 	EXPECT_EQ(0, cxlt_key_value(CG "/memory.events", "oom", -1));
 
-	munmap(p, 8 * MB);
+	munmap(p, 12 * MB);
 	close(fd);
 	ASSERT_EQ(0, rg_destroy(self->dev, self->name));
 	/* Uncharged when the pages are freed: the daemon may hold them a moment (settles()). */
