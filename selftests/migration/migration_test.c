@@ -376,6 +376,27 @@ TEST_F_TIMEOUT(mig, hot_up_cold_down, 300)
 		ASSERT_EQ(1, self->p[i * PAGE]) TH_LOG("page %lu lost its data", i);
 }
 
+/*
+ * Hint @n pages of the region from @first @hint and wait (60 s at most) until all
+ * of them are in DRAM (@fast) or on tiers.  Returns the daemon's period count then,
+ * or 0 if they did not all get there.
+ */
+static uint64_t hint_and_wait(FIXTURE_DATA(mig) *self, unsigned long first, int n,
+			      int hint, bool fast)
+{
+	double t0 = now_s();
+	struct where w;
+
+	if (rg_hint(self->fd, NULL, first * PAGE, n * PAGE, hint))
+		return 0;
+	do {
+		sleep_ms(10);
+		if (where(self->fd, first, n, &w))
+			return 0;
+	} while ((fast ? w.fast : w.slow) < n && now_s() - t0 < 60);
+	return (fast ? w.fast : w.slow) == n ? read_u64(DAEMON "stats/periods") : 0;
+}
+
 /* COLD demotes a page and keeps it on CXL; PIN holds a page where it is. */
 TEST_F_TIMEOUT(mig, hints, 200)
 {
@@ -410,36 +431,9 @@ TEST_F_TIMEOUT(mig, hints, 200)
 	EXPECT_EQ(half, kpin.fast);
 
 	/* HOT brings them back. */
-	t0 = now_s();
-	ASSERT_EQ(0, rg_hint(self->fd, NULL, half * PAGE, half * PAGE, CXLTIER_HINT_HOT));
-	do {
-		sleep_ms(100);
-		ASSERT_EQ(0, where(self->fd, half, half, &cold));
-	} while (cold.fast < (int)half && now_s() - t0 < 60);
-	EXPECT_EQ(half, cold.fast);
+	EXPECT_NE(0, hint_and_wait(self, half, half, CXLTIER_HINT_HOT, true));
 	for (i = 0; i < pages; i++)
 		ASSERT_TRUE(check(self->p, i, 1)) TH_LOG("page %lu changed", i);
-}
-
-/*
- * Hint all of the region @hint and wait (60 s at most) until every page is in DRAM
- * (@fast) or on tiers.  Returns the daemon's period count then, or 0 if they did
- * not all get there.
- */
-static uint64_t hint_and_wait(FIXTURE_DATA(mig) *self, int hint, bool fast)
-{
-	int n = self->len / PAGE;
-	double t0 = now_s();
-	struct where w;
-
-	if (rg_hint(self->fd, NULL, 0, self->len, hint))
-		return 0;
-	do {
-		sleep_ms(10);
-		if (where(self->fd, 0, n, &w))
-			return 0;
-	} while ((fast ? w.fast : w.slow) < n && now_s() - t0 < 60);
-	return (fast ? w.fast : w.slow) == n ? read_u64(DAEMON "stats/periods") : 0;
 }
 
 /* Wait until the daemon's period count reaches @until (120 s at most). */
@@ -477,16 +471,16 @@ TEST_F_TIMEOUT(mig, pingpong_counts_quick_returns_only, 120)
 	ASSERT_EQ(0, mig_region(self, pages * PAGE));
 	memset(self->p, 1, pages * PAGE);
 	/* First touch put them in DRAM: leaving it undoes no move. */
-	ASSERT_NE(0, hint_and_wait(self, CXLTIER_HINT_COLD, false));
+	ASSERT_NE(0, hint_and_wait(self, 0, pages, CXLTIER_HINT_COLD, false));
 	EXPECT_EQ(0, pingpong(self));
-	q = hint_and_wait(self, CXLTIER_HINT_HOT, true);
+	q = hint_and_wait(self, 0, pages, CXLTIER_HINT_HOT, true);
 	ASSERT_NE(0, q);
 	EXPECT_EQ(pages, pingpong(self));
 
 	ASSERT_EQ(0, wait_period(q + 20));
-	ASSERT_NE(0, hint_and_wait(self, CXLTIER_HINT_COLD, false));
+	ASSERT_NE(0, hint_and_wait(self, 0, pages, CXLTIER_HINT_COLD, false));
 	EXPECT_EQ(pages, pingpong(self)) TH_LOG("a demotion 20 periods on counted");
-	q = hint_and_wait(self, CXLTIER_HINT_HOT, true);
+	q = hint_and_wait(self, 0, pages, CXLTIER_HINT_HOT, true);
 	ASSERT_NE(0, q);
 	EXPECT_EQ(2 * pages, pingpong(self));
 
@@ -495,7 +489,7 @@ TEST_F_TIMEOUT(mig, pingpong_counts_quick_returns_only, 120)
 	ASSERT_EQ(0, wait_period(q + 240));
 	ASSERT_EQ(0, write_u64(DAEMON "period_ms", 100));
 	ASSERT_EQ(0, wait_period(q + 255));
-	d = hint_and_wait(self, CXLTIER_HINT_COLD, false);
+	d = hint_and_wait(self, 0, pages, CXLTIER_HINT_COLD, false);
 	ASSERT_NE(0, d);
 	TH_LOG("promoted by period %llu, demoted by period %llu: %llu periods on",
 	       (unsigned long long)q, (unsigned long long)d, (unsigned long long)(d - q));
