@@ -830,6 +830,43 @@ static long long dram_room(void)
 	return room * (long long)PAGE;
 }
 
+/* Node 0's /sys meminfo, for what took DRAM when a pressure test fails. */
+#define MEM0_FIELDS 64
+struct mem0 {
+	int n;
+	char name[MEM0_FIELDS][32];
+	long long kb[MEM0_FIELDS];
+};
+
+static void mem0_read(struct mem0 *m)
+{
+	FILE *f = fopen("/sys/devices/system/node/node0/meminfo", "r");
+	char line[128];
+
+	m->n = 0;
+	while (f && m->n < MEM0_FIELDS && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Node 0 %31[^:]: %lld", m->name[m->n], &m->kb[m->n]) == 2)
+			m->n++;
+	if (f)
+		fclose(f);
+}
+
+/* Log the fields of node 0's meminfo that moved by a MiB or more from @a to @b. */
+static void mem0_log(struct __test_metadata *_metadata, const struct mem0 *a,
+		     const struct mem0 *b)
+{
+	char out[1024];
+	size_t len = 0;
+	int i;
+
+	out[0] = 0;
+	for (i = 0; i < a->n && i < b->n && len < sizeof(out) - 64; i++)
+		if (llabs(b->kb[i] - a->kb[i]) >= 1024)
+			len += snprintf(out + len, sizeof(out) - len, " %s %+lld",
+					a->name[i], (b->kb[i] - a->kb[i]) / 1024);
+	TH_LOG("node 0 meminfo, MiB moved:%s", len ? out : " none by a MiB");
+}
+
 /*
  * The two DRAM pressure tests below: another process takes the DRAM room and
  * BURST_MORE bytes more; the region must give back BURST_GIVEN_BACK of them.  The
@@ -982,14 +1019,17 @@ static pid_t other_user(struct __test_metadata *_metadata, FIXTURE_DATA(mig) *se
  * get it all (before, the OOM killer took it: the region held on to its DRAM), the
  * region must have given at least 16 MiB back, with its data intact, and
  * while the process holds its memory the daemon must not take DRAM back below the
- * watermarks, though the region's pages are read all the while.
+ * watermarks, though the region's pages are read all the while.  Only the region's
+ * own growth counts against it there: the room falls for others too (on the debug
+ * kernel, by 21 MiB in 3 s once in CI, when the region had only 14 MiB in DRAM).
  */
 TEST_F_TIMEOUT(mig, yields_dram_to_others, 300)
 {
 	size_t len = 128 * MB, n = len / PAGE, i, bad = 0;
-	long long room0, room, low = LLONG_MAX;
+	long long room0, room, grown, excess, had, low = LLONG_MAX, over = LLONG_MIN;
+	struct mem0 m0, mlow;
 	struct where w;
-	int status;
+	int status, fast0;
 	pid_t pid;
 	double t0;
 
@@ -1011,19 +1051,39 @@ TEST_F_TIMEOUT(mig, yields_dram_to_others, 300)
 		sleep_ms(100);
 	TH_LOG("DRAM room %lld KiB %.1f s later", room / 1024, now_s() - t0);
 	EXPECT_LE(0, room);
+	/*
+	 * Then the region may grow in DRAM by the room there is, and by no more than
+	 * 1 MiB beyond it (a period's promotions may overshoot by a little).  @had:
+	 * the most room there would have been without the region's growth so far
+	 * (room that others took later was room all the same).
+	 */
+	ASSERT_EQ(0, where(self->fd, 0, n, &w));
+	fast0 = w.fast;
+	had = dram_room();
+	mem0_read(&m0);
+	mlow = m0;
 	t0 = now_s();
 	while (now_s() - t0 < 3) {
 		for (i = 0; i < n; i++)
 			bad += !check(self->p, i, 1);
 		room = dram_room();
-		low = room < low ? room : low;
+		ASSERT_EQ(0, where(self->fd, 0, n, &w));
+		grown = (long long)(w.fast - fast0) * PAGE;
+		if (room + grown > had)
+			had = room + grown;
+		excess = grown - (had > 0 ? had : 0);
+		if (excess > over)
+			over = excess;
+		if (room < low) {
+			low = room;
+			mem0_read(&mlow);
+		}
 	}
-	ASSERT_EQ(0, where(self->fd, 0, n, &w));
-	TH_LOG("region: %d pages in DRAM, %d on tiers; DRAM room while read for 3 s: lowest %lld KiB, last %lld KiB",
-	       w.fast, w.slow, low / 1024, room / 1024);
+	TH_LOG("region: %d pages in DRAM (%+d while read for 3 s), %d on tiers; DRAM room then: lowest %lld KiB, last %lld KiB; the region's growth beyond the room: %lld KiB",
+	       w.fast, w.fast - fast0, w.slow, low / 1024, room / 1024, over / 1024);
+	mem0_log(_metadata, &m0, &mlow);	/* to the lowest room */
 	EXPECT_GE((size_t)w.slow, BURST_GIVEN_BACK / PAGE);
-	/* A period's promotions may overshoot by a little; not by more than 1 MiB. */
-	EXPECT_GT(low, -1 * (long long)MB);
+	EXPECT_LT(over, 1 * (long long)MB);
 	stop_child(pid);
 	for (i = 0; i < n; i++)
 		bad += !check(self->p, i, 1);

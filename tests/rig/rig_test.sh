@@ -16,7 +16,8 @@
 # behind.  The corrupt request flips bytes of a device file and nothing outside the
 # run's folder (without a guest), and a boot of "persist" has two pmem regions whose
 # bytes the guest sees flipped after cxlt-corrupt.  The crash loop's checker finds
-# what is torn or lost in made-up logs and lets the in-flight cases pass.  qemu/cluster's
+# what is torn or lost in made-up logs and lets the in-flight cases pass.  scripts/check
+# runs a guest job again after QEMU's own abort, twice at most (a stand-in qemu/run).  qemu/cluster's
 # usage errors are checked without a guest, and one double boot of "shared" has host A
 # write into the device both hosts share and host B read it.  The simulator's trace
 # recorder (qemu/run --plugin) records sort in the guest.  Prints TAP.
@@ -168,6 +169,44 @@ if grep -q 'burst:reclaim demoted 128 pages' <<<"$out" && ! grep -q 'passing cas
 else
 	not_ok "check's summary of a failure shows what the failed case logged" "got: $out"
 fi
+rm -rf "$dir"
+
+# A guest job whose QEMU aborts on its own (the iotlb_to_section race) runs again, up
+# to twice; a third abort counts as a failure, and so does any other failure at once.
+# qemu/run's stand-in fails its first $FAKE_FAILS boots, with QEMU's abort or plainly.
+dir=$(mktemp -d)
+cat >"$dir/run" <<'EOF'
+#!/bin/bash
+n=$(($(cat "$FAKE_DIR/calls" 2>/dev/null || echo 0) + 1))
+echo "$n" >"$FAKE_DIR/calls"
+if [ "$n" -le "$FAKE_FAILS" ]; then
+	[ "$FAKE_HOW" = abort ] &&
+		echo "qemu/run: QEMU failed (exit 134): qemu-system-x86_64: system/physmem.c:2678: iotlb_to_section: Assertion \`section_index < d->map.sections_nb' failed." >&2
+	exit 125
+fi
+echo "ok 1 fake"
+echo "1 passed, 0 failed, 0 skipped"
+EOF
+chmod +x "$dir/run"
+# retry_case NAME FAILS HOW CALLS STATUS: FAILS boots fail (HOW: abort or plain);
+# then CALLS boots in all, and check's exit STATUS is 0 (0) or not (1).
+retry_case() {
+	local out rc calls
+	rm -f "$dir/calls"
+	out=$(FAKE_DIR=$dir FAKE_FAILS=$2 FAKE_HOW=$3 CXLT_QEMU_RUN=$dir/run \
+		"$ROOT/scripts/check" --guest-only --only persist_removal 2>&1)
+	rc=$?
+	[ "$rc" -ne 0 ] && rc=1
+	calls=$(cat "$dir/calls" 2>/dev/null || echo 0)
+	if [ "$calls" -eq "$4" ] && [ "$rc" -eq "$5" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "$calls boots (want $4), exit $rc (want $5); last lines: $(tail -n3 <<<"$out")"
+	fi
+}
+retry_case "check runs a job again after QEMU's own abort, twice" 2 abort 3 0
+retry_case "check counts a third abort of QEMU as a failure" 3 abort 3 1
+retry_case "check does not run a job again that failed otherwise" 1 plain 1 1
 rm -rf "$dir"
 
 # The crash loop's checker (tests/crash) on made-up logs: what the boot after a kill
