@@ -830,12 +830,36 @@ static long long dram_room(void)
 	return room * (long long)PAGE;
 }
 
-/* Node 0's /sys meminfo, for what took DRAM when a pressure test fails. */
+/*
+ * Free pages on node 0's per-CPU lists (/proc/zoneinfo's pagesets), in bytes: free,
+ * but neither in "pages free" nor in meminfo's MemFree, so no room either.
+ */
+static long long pcp_free(void)
+{
+	FILE *f = fopen("/proc/zoneinfo", "r");
+	long long sum = 0, c;
+	bool node0 = false;
+	char line[256];
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Node ", 5))
+			node0 = !strncmp(line, "Node 0,", 7);
+		else if (node0 && sscanf(line, " count: %lld", &c) == 1)
+			sum += c;
+	}
+	fclose(f);
+	return sum * (long long)PAGE;
+}
+
+/* Node 0's /sys meminfo and per-CPU free lists, for where DRAM went in a pressure test. */
 #define MEM0_FIELDS 64
 struct mem0 {
 	int n;
 	char name[MEM0_FIELDS][32];
 	long long kb[MEM0_FIELDS];
+	long long pcp;	/* pcp_free() */
 };
 
 static void mem0_read(struct mem0 *m)
@@ -844,6 +868,7 @@ static void mem0_read(struct mem0 *m)
 	char line[128];
 
 	m->n = 0;
+	m->pcp = pcp_free();
 	while (f && m->n < MEM0_FIELDS && fgets(line, sizeof(line), f))
 		if (sscanf(line, "Node 0 %31[^:]: %lld", m->name[m->n], &m->kb[m->n]) == 2)
 			m->n++;
@@ -851,7 +876,10 @@ static void mem0_read(struct mem0 *m)
 		fclose(f);
 }
 
-/* Log the fields of node 0's meminfo that moved by a MiB or more from @a to @b. */
+/*
+ * Log the fields of node 0's meminfo that moved by a MiB or more from @a to @b, and
+ * its per-CPU free lists.
+ */
 static void mem0_log(struct __test_metadata *_metadata, const struct mem0 *a,
 		     const struct mem0 *b)
 {
@@ -864,7 +892,8 @@ static void mem0_log(struct __test_metadata *_metadata, const struct mem0 *a,
 		if (llabs(b->kb[i] - a->kb[i]) >= 1024)
 			len += snprintf(out + len, sizeof(out) - len, " %s %+lld",
 					a->name[i], (b->kb[i] - a->kb[i]) / 1024);
-	TH_LOG("node 0 meminfo, MiB moved:%s", len ? out : " none by a MiB");
+	TH_LOG("node 0 meminfo, MiB moved:%s; its per-CPU free lists: %lld KiB, then %lld KiB",
+	       len ? out : " none by a MiB", a->pcp / 1024, b->pcp / 1024);
 }
 
 /*
