@@ -43,7 +43,7 @@ trap 'exit 130' INT TERM
 export CXLT_PERSIST_DIR=$work/persist
 share=$work/share
 mkdir -p "$share" "$CXLT_PERSIST_DIR"
-RUN=$ROOT/qemu/run
+RUN=${CXLT_QEMU_RUN:-$ROOT/qemu/run}	# a stand-in for tests/rig
 # Even trials stop A this many ms after its worker logged "calling NAME", just before
 # its create call, which takes 0.8-1.5 s here (the "ms in the create call" of A's
 # summary), most of it zeroing the new space under the pool lock.
@@ -54,6 +54,23 @@ ms() { echo $(($(date +%s%N) / 1000000)); }
 nap() { sleep "$1" & wait $!; }
 secs() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }	# ms -> s, one decimal
 pass=0 fail=0 skip=0 tfail=0 pauses=() times=()
+# wait_pair: both hosts' exits into $arc and $brc, and $ended.  A host that could not
+# run its command (qemu/run's 125: QEMU died, the guest failed to set up) or timed out
+# (124) ends the other, as qemu/cluster does: the other would wait for it in vain
+# until its own timeout (735 s instead of 70 when QEMU aborted in B).
+wait_pair() {
+	local first s
+	ended=
+	wait -n -p first "$apid" "$bpid"
+	s=$?
+	if [ "$first" = "$apid" ]; then arc=$s; else brc=$s; fi
+	if [ "$s" -eq 124 ] || [ "$s" -eq 125 ]; then
+		ended=" ($([ "$first" = "$apid" ] && echo A || echo B) ended with $s: the other was stopped)"
+		# qemu/run ends its QEMU on SIGTERM.
+		if [ "$first" = "$apid" ]; then kill "$bpid"; else kill "$apid"; fi 2>/dev/null
+	fi
+	if [ "$first" = "$apid" ]; then wait "$bpid"; brc=$?; else wait "$apid"; arc=$?; fi
+}
 
 for ((t = 1; t <= trials; t++)); do
 	rm -rf "$share" "$CXLT_PERSIST_DIR/shared0.mem" "$work/a.pid" "$work/b.pid"
@@ -128,10 +145,7 @@ for ((t = 1; t <= trials; t++)); do
 		q=$(qemu_of "$work/b.pid") && kill -9 "$q"
 		touch "$share/a.stopped" "$share/a.resumed"
 	fi
-	wait "$apid"
-	arc=$?
-	wait "$bpid"
-	brc=$?
+	wait_pair
 	apid='' bpid=''
 	p=0 s=0 f=0
 	for r in A B; do
@@ -148,7 +162,7 @@ for ((t = 1; t <= trials; t++)); do
 		echo "trial $t: ok ($((SECONDS - t0)) s; $how; ${lapse:-?})"
 	else
 		tfail=$((tfail + 1))
-		echo "trial $t: FAILED ($((SECONDS - t0)) s; $how; ${lapse:-?}; A exit $arc, B exit $brc; $(why_failed "$work/A.log" "$work/B.log"))"
+		echo "trial $t: FAILED ($((SECONDS - t0)) s; $how; ${lapse:-?}; A exit $arc, B exit $brc$ended; $(why_failed "$work/A.log" "$work/B.log"))"
 		for r in A B; do
 			grep -E '^not ok |^Bail out|^# |qemu/run' "$work/$r.log" | head -n 60 | sed "s/^/# [$r] /"
 		done

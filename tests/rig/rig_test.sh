@@ -17,7 +17,8 @@
 # run's folder (without a guest), and a boot of "persist" has two pmem regions whose
 # bytes the guest sees flipped after cxlt-corrupt.  The crash loop's checker finds
 # what is torn or lost in made-up logs and lets the in-flight cases pass.  scripts/check
-# runs a guest job again after QEMU's own abort, twice at most (a stand-in qemu/run).  qemu/cluster's
+# runs a guest job again after QEMU's own abort, twice at most, and the pool's pause loop
+# ends the other host at once when one host's QEMU dies (stand-ins for qemu/run).  qemu/cluster's
 # usage errors are checked without a guest, and one double boot of "shared" has host A
 # write into the device both hosts share and host B read it.  The simulator's trace
 # recorder (qemu/run --plugin) records sort in the guest.  Prints TAP.
@@ -207,6 +208,47 @@ retry_case() {
 retry_case "check runs a job again after QEMU's own abort, twice" 2 abort 3 0
 retry_case "check counts a third abort of QEMU as a failure" 3 abort 3 1
 retry_case "check does not run a job again that failed otherwise" 1 plain 1 1
+rm -rf "$dir"
+
+# The pool's pause loop (tests/pool/pause_test.sh) ends the other host when one host's
+# qemu/run ends with 125 (QEMU died): the other's command would wait for it until its
+# own timeout.  The stand-ins: host A starts its work; $FAKE_DIES ends with 125 after
+# 1 s, the other waits 600 s unless ended (SIGTERM, as qemu/run ends its QEMU).
+dir=$(mktemp -d)
+cat >"$dir/run" <<'EOF2'
+#!/bin/bash
+share= host=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--share) share=$2; shift 2 ;;
+	--env) [ "$2" = CXLT_HOST=0 ] && host=A; [ "$2" = CXLT_HOST=1 ] && host=B; shift 2 ;;
+	--) break ;;
+	*) shift 2 ;;
+	esac
+done
+trap 'kill $! 2>/dev/null; exit 130' TERM
+[ "$host" = A ] && touch "$share/a.started"
+if [ "$host" = "$FAKE_DIES" ]; then
+	sleep 1
+	echo "qemu/run: QEMU failed (exit 134): (the stand-in)" >&2
+	exit 125
+fi
+sleep 600 &
+wait $!
+EOF2
+chmod +x "$dir/run"
+for h in A B; do
+	name="the pause loop ends the other host at once when $h's QEMU dies"
+	t0=$SECONDS
+	out=$(FAKE_DIES=$h CXLT_QEMU_RUN=$dir/run timeout 300 "$ROOT/tests/pool/pause_test.sh" --trials 1 2>&1)
+	rc=$? took=$((SECONDS - t0))
+	# 1 s of the stand-in and at most 3.5 s before the pause: 60 s is a 10x margin.
+	if [ "$rc" -eq 1 ] && [ "$took" -lt 60 ] && grep -q "^trial 1: FAILED.*$h ended with 125" <<<"$out"; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $rc (want 1) in $took s (want < 60); got: $(grep -m1 '^trial' <<<"$out")"
+	fi
+done
 rm -rf "$dir"
 
 # The crash loop's checker (tests/crash) on made-up logs: what the boot after a kill
