@@ -1146,26 +1146,46 @@ TEST_F_TIMEOUT(mig, reclaim_demotes_in_a_burst, 300)
 }
 
 /*
+ * About 160 MiB of DRAM free: huge pages reserved on node 0 take the rest.  The
+ * fixture's teardown puts them back.  Returns 0, or -1 when they could not be set.
+ */
+static int dram_down_to_160(void)
+{
+	long long room0 = dram_room();
+	char v[32];
+
+	if (room0 <= 192 * (long long)MB)
+		return 0;
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)read_u64(HUGEPAGES0) +
+		 (room0 - 160 * (long long)MB) / (2 * (long long)MB));
+	return cxlt_write(HUGEPAGES0, v) ? -1 : 0;
+}
+
+/*
+ * The kernel's watermarks raised above what is free (watermark_scale_factor 3000:
+ * each step 30% of memory), with free pages enough for the allocator all the same
+ * (above the min watermark, which the scale does not move).  The fixture's teardown
+ * puts the scale back.  Returns DRAM's room then, LLONG_MIN when it could not be set.
+ */
+static long long raise_watermarks(void)
+{
+	return cxlt_write("/proc/sys/vm/watermark_scale_factor", "3000") ? LLONG_MIN :
+	       dram_room();
+}
+
+/*
  * DRAM short of its high watermarks, with free pages all the same: about 160 MiB
- * free (huge pages reserved on node 0 take the rest), then the watermarks raised
- * above that (watermark_scale_factor 3000: each step 30% of memory).  The fixture's
- * teardown puts the huge pages and the scale factor back.  Returns 0, or -1 when
- * DRAM still has room.
+ * free (dram_down_to_160()), then the watermarks raised above that
+ * (raise_watermarks()).  Returns 0, or -1 when DRAM still has room.
  */
 static int short_of_dram(struct __test_metadata *_metadata)
 {
-	long long room0 = dram_room(), room;
-	char v[32];
+	long long room0, room;
 
-	if (room0 > 192 * (long long)MB) {
-		snprintf(v, sizeof(v), "%llu", (unsigned long long)read_u64(HUGEPAGES0) +
-			 (room0 - 160 * (long long)MB) / (2 * (long long)MB));
-		if (cxlt_write(HUGEPAGES0, v))
-			return -1;
-	}
-	if (cxlt_write("/proc/sys/vm/watermark_scale_factor", "3000"))
+	if (dram_down_to_160())
 		return -1;
-	room = dram_room();
+	room0 = dram_room();
+	room = raise_watermarks();
 	TH_LOG("DRAM room %lld MiB before, %lld MiB with watermark_scale_factor 3000",
 	       room0 / (long long)MB, room / (long long)MB);
 	return room < 0 ? 0 : -1;
@@ -1223,6 +1243,72 @@ TEST_F_TIMEOUT(mig, fast_first_fault_keeps_to_room, 120)
 		TH_LOG("its page: %s", w.slow ? "on a tier" : w.fast ? "in DRAM" : "nowhere");
 		EXPECT_EQ(1, w.slow);
 	}
+}
+
+/*
+ * A promotion takes DRAM only above the kernel's high watermarks, like a fast-first
+ * fault (cxlt_alloc_fast()'s @spare): the policy's room is read when the period's
+ * plan is made, and DRAM others take while its moves run (one period moves 32 MiB
+ * here, 1-10 s under TCG) must stop the rest.  32 MiB of region on CXL, hinted HOT,
+ * about 160 MiB of DRAM free (dram_down_to_160()): once the daemon's first run of
+ * promotions is in, the watermarks go above what is free (raise_watermarks()), and
+ * from then on the daemon promotes at most the run that had its pages already (32:
+ * a run allocates all its targets before it moves any), the rest of its plan fails
+ * for want of memory.  The shrinker is off (dram_reclaim=0): only the daemon moves.
+ * Before, a promotion took DRAM down to the kernel's min watermark.
+ */
+TEST_F_TIMEOUT(mig, promotion_keeps_to_room, 300)
+{
+	const size_t len = 32 * MB, n = len / PAGE;
+	uint64_t p0, p1, p2, f1, f2, per;
+	struct rstat st;
+	long long room0, room;
+	struct where w;
+	size_t i, bad = 0;
+	double t0;
+
+	if (!nr_tiers)
+		SKIP(return, "no CXL tier registered");
+	ASSERT_EQ(0, cxlt_write(PARAM "dram_reclaim", "0"));
+	ASSERT_EQ(0, dram_down_to_160());
+	ASSERT_EQ(0, mig_region(self, len));
+	for (i = 0; i < n; i++)
+		fill(self->p, i, 1);
+	ASSERT_NE(0, hint_and_wait(self, 0, n, CXLTIER_HINT_COLD, false))
+		TH_LOG("COLD should have moved the region to CXL");
+	room0 = dram_room();
+	ASSERT_LT(2 * (long long)len, room0) TH_LOG("DRAM room %lld MiB", room0 / (long long)MB);
+	ASSERT_EQ(0, rg_stat(self->fd, NULL, &st));
+	p0 = st.st.promoted;
+	ASSERT_EQ(0, rg_hint(self->fd, NULL, 0, len, CXLTIER_HINT_HOT));
+	t0 = now_s();
+	/* The region's count goes up with each move (the daemon's, after a region's all). */
+	while (!rg_stat(self->fd, NULL, &st) && st.st.promoted == p0 && now_s() - t0 < 60)
+		;
+	room = raise_watermarks();
+	ASSERT_EQ(0, rg_stat(self->fd, NULL, &st));
+	p1 = st.st.promoted;
+	f1 = read_u64(DAEMON "stats/failed_pages");
+	per = read_u64(DAEMON "stats/periods");
+	ASSERT_LT(p0, p1) TH_LOG("no promotion within 60 s of the HOT hint");
+	ASSERT_GT(0, room) TH_LOG("DRAM room %lld MiB with watermark_scale_factor 3000",
+				  room / (long long)MB);
+	/* The period under way ends, and one more (with no room, it promotes nothing). */
+	ASSERT_EQ(0, wait_period(per + 2));
+	ASSERT_EQ(0, rg_stat(self->fd, NULL, &st));
+	p2 = st.st.promoted;
+	f2 = read_u64(DAEMON "stats/failed_pages");
+	ASSERT_EQ(0, where(self->fd, 0, n, &w));
+	TH_LOG("DRAM room %lld MiB, then %lld: %llu promoted before, %llu after, %llu failed; region: %d pages in DRAM, %d on tiers",
+	       room0 / (long long)MB, room / (long long)MB, (unsigned long long)(p1 - p0),
+	       (unsigned long long)(p2 - p1), (unsigned long long)(f2 - f1), w.fast, w.slow);
+	EXPECT_GE(32, p2 - p1) TH_LOG("promotions went on below the watermarks");
+	/* Else the plan was done before the room went, and nothing was tested. */
+	EXPECT_LE(1024, (p2 - p1) + (f2 - f1))
+		TH_LOG("the period's plan had fewer than 1024 promotions left when DRAM lost its room");
+	for (i = 0; i < n; i++)
+		bad += !check(self->p, i, 1);
+	EXPECT_EQ(0, bad);
 }
 
 /*
