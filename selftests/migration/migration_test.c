@@ -1274,7 +1274,8 @@ static int daemon_idle(void)
  * from then on the daemon promotes at most the run that had its pages already (32:
  * a run allocates all its targets before it moves any), the rest of its plan fails
  * for want of memory.  The shrinker is off (dram_reclaim=0): only the daemon moves.
- * Before, a promotion took DRAM down to the kernel's min watermark.
+ * Without @spare on this path the rest of the plan went on, down to the kernel's
+ * min watermark (8143 more pages, checked).
  */
 TEST_F_TIMEOUT(mig, promotion_keeps_to_room, 300)
 {

@@ -59,17 +59,19 @@ pass=0 fail=0 skip=0 tfail=0 pauses=() times=()
 # (124) ends the other, as qemu/cluster does: the other would wait for it in vain
 # until its own timeout (735 s instead of 70 when QEMU aborted in B).
 wait_pair() {
-	local first s
+	local first s o other name=A
 	ended=
 	wait -n -p first "$apid" "$bpid"
 	s=$?
-	if [ "$first" = "$apid" ]; then arc=$s; else brc=$s; fi
+	other=$bpid
+	[ "$first" = "$apid" ] || { other=$apid name=B; }
 	if [ "$s" -eq 124 ] || [ "$s" -eq 125 ]; then
-		ended=" ($([ "$first" = "$apid" ] && echo A || echo B) ended with $s: the other was stopped)"
-		# qemu/run ends its QEMU on SIGTERM.
-		if [ "$first" = "$apid" ]; then kill "$bpid"; else kill "$apid"; fi 2>/dev/null
+		ended=" ($name ended with $s: the other was stopped)"
+		kill "$other" 2>/dev/null	# qemu/run ends its QEMU on SIGTERM
 	fi
-	if [ "$first" = "$apid" ]; then wait "$bpid"; brc=$?; else wait "$apid"; arc=$?; fi
+	wait "$other"
+	o=$?
+	if [ $name = A ]; then arc=$s brc=$o; else brc=$s arc=$o; fi
 }
 
 for ((t = 1; t <= trials; t++)); do

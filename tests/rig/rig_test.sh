@@ -243,7 +243,7 @@ for h in A B; do
 	out=$(FAKE_DIES=$h CXLT_QEMU_RUN=$dir/run timeout 300 "$ROOT/tests/pool/pause_test.sh" --trials 1 2>&1)
 	rc=$? took=$((SECONDS - t0))
 	# 1 s of the stand-in and at most 3.5 s before the pause: 60 s is a 10x margin.
-	if [ "$rc" -eq 1 ] && [ "$took" -lt 60 ] && grep -q "^trial 1: FAILED.*$h ended with 125" <<<"$out"; then
+	if [ "$rc" -eq 1 ] && [ "$took" -lt 60 ] && grep -q "^trial 1: FAILED.*$h exit 125.*$h ended with 125" <<<"$out"; then
 		ok "$name"
 	else
 		not_ok "$name" "exit $rc (want 1) in $took s (want < 60); got: $(grep -m1 '^trial' <<<"$out")"
