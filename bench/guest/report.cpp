@@ -75,6 +75,11 @@ json span(const json &run, const json &s)
 	r["seconds"] = s["seconds"];
 	r["ops_per_s"] = s["ops_per_s"];
 	r["ftaf"] = s["ftaf"];
+	// The ruler without its carry of unmapped pages (a lower bound), and the most
+	// access mass on which the carry and a region's own answer disagreed in one
+	// sample (null: no such answer); older results have neither.
+	r["ftaf_mapped"] = s.value("ftaf_mapped", json(nullptr));
+	r["carry_error_max"] = s.value("carry_error_max", json(nullptr));
 	r["migrated_bytes"] = migrated;
 	r["pingpong"] = s["pingpong_seen"];
 	r["pingpong_reported"] = region && be.is_object() && be.contains("pingpong")
@@ -238,10 +243,11 @@ std::pair<int64_t, int64_t> moves(const json &r)
 }
 
 // A table's rel_dram cell: "-" before dram's run is known.
-std::string rel_dram_cell(const json &r)
+// A number to three places, "-" where there is none.
+std::string cell(const json &r, const char *key)
 {
-	return r["rel_dram"].is_null() ? std::string("-")
-				       : fmt::format("{:.3f}", r["rel_dram"].get<double>());
+	return !r.contains(key) || !r[key].is_number() ? std::string("-")
+						       : fmt::format("{:.3f}", r[key].get<double>());
 }
 
 // A skipped row's line, with why; false for a row that ran.
@@ -255,22 +261,23 @@ bool print_skipped(const std::string &c, const json &r)
 
 void print_table(const std::vector<row> &rows)
 {
-	fmt::print("{:<14} {:>10} {:>17} {:>8} {:>6} {:>11} {:>7} {:>6} {:>9} {:>8} {:>6} {:>8} {:>8} {:>10}\n",
+	fmt::print("{:<14} {:>10} {:>17} {:>8} {:>6} {:>11} {:>7} {:>6} {:>9} {:>8} {:>6} {:>8} {:>8} {:>10} {:>8} {:>9}\n",
 		   "config", "ops/s", "ops/s min-max", "rel_dram", "ftaf", "ftaf min-max",
 		   "ftaf_wu", "DRAM", "migr_MiB", "pingpong", "cpu%", "promoted", "demoted",
-		   "ops/s_wu");
+		   "ops/s_wu", "ftaf_map", "carry_err");
 	for (const auto &[c, r] : rows) {
 		if (print_skipped(c, r))
 			continue;
 		auto [promoted, demoted] = moves(r);
-		fmt::print("{:<14} {:>10.0f} {:>17} {:>8} {:>6.3f} {:>11} {:>7.3f} {:>6.1f} {:>9} {:>8} {:>6.1f} {:>8} {:>8} {:>10.0f}\n",
+		fmt::print("{:<14} {:>10.0f} {:>17} {:>8} {:>6.3f} {:>11} {:>7.3f} {:>6.1f} {:>9} {:>8} {:>6.1f} {:>8} {:>8} {:>10.0f} {:>8} {:>9}\n",
 			   c, r["ops_per_s"].get<double>(), range(r, "ops_per_s", ".0f"),
-			   rel_dram_cell(r),
+			   cell(r, "rel_dram"),
 			   r["ftaf"].get<double>(), range(r, "ftaf", ".3f"),
 			   r["warmup"]["ftaf"].get<double>(),
 			   r["fast_mb"].get<double>(), mib(r["migrated_bytes"].get<double>()),
 			   r["pingpong"].get<uint64_t>(), r["cpu_pct"].get<double>(), promoted, demoted,
-			   r["warmup"]["ops_per_s"].get<double>());
+			   r["warmup"]["ops_per_s"].get<double>(), cell(r, "ftaf_mapped"),
+			   cell(r, "carry_error_max"));
 	}
 }
 
@@ -286,7 +293,7 @@ void print_prog_table(const std::string &prog, const std::string &metric, const 
 		auto [promoted, demoted] = moves(r);
 		fmt::print("{:<14} {:>9.{}f} {:>13} {:>8} {:>9.3f} {:>6.1f} {:>8.1f} {:>9} {:>8} {:>6.1f} {:>8} {:>8}\n",
 			   c, r[metric].get<double>(), ops ? 0 : 1, range(r, metric.c_str(), ops ? ".0f" : ".1f"),
-			   rel_dram_cell(r),
+			   cell(r, "rel_dram"),
 			   r["dram_frac"].get<double>(), r["dram_mb_used"].get<double>(),
 			   r["resident_mb"].get<double>(), mib(r["migrated_bytes"].get<double>()),
 			   r["pingpong"].get<uint64_t>(), r["cpu_pct"].get<double>(), promoted, demoted);
@@ -514,7 +521,8 @@ std::vector<row> seed_rows(const fs::path &dir, const std::vector<std::string> &
 
 // The numbers a record summarizes over the seeds: the Zipf workload's, a program's.
 const std::vector<const char *> summarized = { "ops_per_s", "ftaf", "rel_dram", "migrated_bytes",
-					       "pingpong", "cpu_pct", "dram_mb_used" };
+					       "pingpong", "cpu_pct", "dram_mb_used", "ftaf_mapped",
+					       "carry_error_max" };
 const std::vector<const char *> prog_summarized = { "runtime_s", "rel_dram", "dram_frac",
 						    "migrated_bytes", "pingpong", "cpu_pct",
 						    "dram_mb_used" };
@@ -661,7 +669,9 @@ int main(int argc, char **argv)
 			fmt::print("\n(medians over {} seed{} (min-max); ftaf: fast-tier access fraction, steady state; ftaf_wu: in the warm-up "
 				   "(first {} s), and ops/s_wu; DRAM: MiB of the working set on DRAM, mean of the steady state; "
 				   "pingpong: pages seen moving back within {} s; cpu%: tiering threads + the "
-				   "workload's system time, of one CPU)\n\n",
+				   "workload's system time, of one CPU; ftaf_map: ftaf without the ruler's carry of "
+				   "unmapped pages, a lower bound; carry_err: the most access mass the carry put on "
+				   "the other tier than the module's own answer, one sample)\n\n",
 				   dirs.size(), dirs.size() == 1 ? "" : "s", guest["warmup_s"].dump(), pp_window);
 		}
 		// The real programs: a table each, their goals with the others.

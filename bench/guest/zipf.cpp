@@ -7,8 +7,8 @@
 // scattered over the pages by a seeded permutation, so the hot pages are not
 // neighbours) and reads --op-bytes of it.  At the end of every measuring interval it
 // pauses the ops and samples: where every page is (move_pages(2) for every backend,
-// the same ruler for every row; a region's own CXLTIER_IOC_PAGES is only compared
-// with it), hence the exact fast-tier access fraction
+// the same ruler for every row, ruler.hpp; a region's own CXLTIER_IOC_PAGES is only
+// compared with it), hence the exact fast-tier access fraction
 // (the sum of the probabilities of the pages on fast nodes), pages seen changing
 // tier, the CPU time of the tiering kernel threads (/proc/PID/schedstat), its own
 // system time, /proc/vmstat and, for a region, its STAT counters.  Prints one JSON
@@ -46,6 +46,7 @@
 
 #include "../sim/rng.hpp"
 #include "measure.hpp"
+#include "ruler.hpp"
 
 namespace {
 
@@ -105,9 +106,13 @@ public:
 		if (syscall(SYS_move_pages, 0, pages_, addrs_.data(), nullptr, nodes.data(), 0) < 0)
 			die(std::string("move_pages: ") + strerror(errno));
 	}
+	// Another answer for the same moment as the last locate(), the backend's own
+	// (a region's CXLTIER_IOC_PAGES), to check the ruler with; null when none.
+	virtual const std::vector<int> *own_nodes() const { return nullptr; }
 	// Counters of the backend (region STAT), or null.
 	virtual json counters() { return nullptr; }
-	std::string locator() const { return "move_pages"; }
+	// The ruler: move_pages(2), unmapped pages carried (ruler.hpp).
+	std::string locator() const { return "move_pages+carry"; }
 
 protected:
 	char *base_ = nullptr;
@@ -182,33 +187,39 @@ public:
 		close(dev_);
 	}
 
-	// move_pages(2), as every row; the module's own answer (CXLTIER_IOC_PAGES) is
-	// only compared with it.  With the counters: the most pages in one sample on
-	// which the two disagree, and the most that move_pages(2) saw unmapped while
-	// the module had them (a page the daemon moved is mapped again at its next
-	// touch: the ruler counts it off the fast tier until then).
+	// move_pages(2), as every row; the module's own answer (CXLTIER_IOC_PAGES),
+	// read right after, is only compared with it.  With the counters: the most pages
+	// in one sample that both place on different nodes, and the most that
+	// move_pages(2) saw unmapped while the module had them (pages the daemon samples
+	// or moved are unmapped until their next touch: ruler.hpp carries them).
 	void locate(std::vector<int> &nodes) override
 	{
 		working_set::locate(nodes);
 		if (!use_ioctl_)
 			return;
-		std::vector<int> own(pages_, -1);
 		cxltier_pages pg{};
 
+		own_.assign(pages_, -1);
 		pg.size = sizeof(pg);
 		pg.count = uint32_t(pages_);
-		pg.nodes = reinterpret_cast<uintptr_t>(own.data());
+		pg.nodes = reinterpret_cast<uintptr_t>(own_.data());
 		if (ioctl(fd_, CXLTIER_IOC_PAGES, &pg)) {
 			use_ioctl_ = false;
+			own_.clear();
 			return;
 		}
 		uint64_t differ = 0, unmapped = 0;
 		for (size_t i = 0; i < pages_; i++) {
-			differ += nodes[i] >= 0 && own[i] >= 0 && nodes[i] != own[i];
-			unmapped += nodes[i] < 0 && own[i] >= 0;
+			differ += nodes[i] >= 0 && own_[i] >= 0 && nodes[i] != own_[i];
+			unmapped += nodes[i] < 0 && own_[i] >= 0;
 		}
 		disagree_ = std::max(disagree_, differ);
 		unmapped_ = std::max(unmapped_, unmapped);
+	}
+
+	const std::vector<int> *own_nodes() const override
+	{
+		return own_.empty() ? nullptr : &own_;
 	}
 
 	json counters() override
@@ -231,6 +242,7 @@ private:
 	std::string name_;
 	int dev_ = -1, fd_ = -1;
 	bool use_ioctl_ = true;
+	std::vector<int> own_;
 	uint64_t disagree_ = 0, unmapped_ = 0;
 };
 
@@ -256,8 +268,11 @@ struct snapshot {
 struct interval_stat {
 	double t_end = 0, wall = 0, op_time = 0;
 	uint64_t ops = 0, app_sys_ns = 0;
-	double ftaf = 0;
-	uint64_t fast_pages = 0, absent_pages = 0, moved = 0, pingpong = 0;
+	double ftaf = 0, ftaf_mapped = 0, carried_mass = 0;
+	// The mass the carry put on the other tier than the backend's own answer
+	// (ruler.hpp's carried_disagreement()); negative without one.
+	double carry_error = -1;
+	uint64_t fast_pages = 0, absent_pages = 0, carried_pages = 0, moved = 0, pingpong = 0;
 	uint64_t fast_free_kb = 0;
 	json threads, vm, backend, counters;
 };
@@ -265,7 +280,7 @@ struct interval_stat {
 json summarize(const std::vector<interval_stat> &iv, size_t from, size_t to)
 {
 	json s;
-	double wall = 0, op_time = 0, ftaf_w = 0;
+	double wall = 0, op_time = 0, ftaf_w = 0, mapped_w = 0, carried_max = 0, error_max = -1;
 	uint64_t ops = 0, moved = 0, pingpong = 0, app_sys = 0, thr = 0;
 	json threads = json::object(), vm = json::object(), backend, counters;
 
@@ -275,6 +290,9 @@ json summarize(const std::vector<interval_stat> &iv, size_t from, size_t to)
 		op_time += x.op_time;
 		ops += x.ops;
 		ftaf_w += x.ftaf * x.wall;
+		mapped_w += x.ftaf_mapped * x.wall;
+		carried_max = std::max(carried_max, x.carried_mass);
+		error_max = std::max(error_max, x.carry_error);
 		moved += x.moved;
 		pingpong += x.pingpong;
 		app_sys += x.app_sys_ns;
@@ -290,6 +308,10 @@ json summarize(const std::vector<interval_stat> &iv, size_t from, size_t to)
 	s["ops"] = ops;
 	s["ops_per_s"] = op_time > 0 ? double(ops) / op_time : 0.0;
 	s["ftaf"] = wall > 0 ? ftaf_w / wall : 0.0;
+	// The rule without the carry (ruler.hpp), and how much the carry decided.
+	s["ftaf_mapped"] = wall > 0 ? mapped_w / wall : 0.0;
+	s["carried_mass_max"] = carried_max;
+	s["carry_error_max"] = error_max >= 0 ? json(error_max) : json(nullptr);
 	s["fast_pages_end"] = to > from ? iv[to - 1].fast_pages : 0;
 	double fp = 0, ff = 0;
 	for (size_t i = from; i < to; i++)
@@ -331,7 +353,8 @@ int run(const options &o)
 		prob[perm[k]] = weight[k];
 	alias_table table(prob);
 
-	std::vector<int> nodes(npages), prev_tier(npages, -1), last_move(npages, -1000000);
+	std::vector<int> nodes(npages);
+	std::vector<page_history> hist(npages);
 	// The tables above are read by every op and the code runs all the time: keep them
 	// in DRAM whatever reclaim and the tiering do (the working set, mapped below, is
 	// not locked).  Under TCG, code run from emulated CXL memory is very slow.
@@ -363,25 +386,17 @@ int run(const options &o)
 
 	auto locate = [&](interval_stat &s, int idx, int pp_intervals) {
 		ws->locate(nodes);
-		double f = 0;
-		for (size_t i = 0; i < npages; i++) {
-			int tier = nodes[i] < 0 ? -1 : fast.count(nodes[i]) ? 1 : 0;
-			if (tier == 1) {
-				f += prob[i];
-				s.fast_pages++;
-			} else if (tier < 0) {
-				s.absent_pages++;
-			}
-			if (tier >= 0 && prev_tier[i] >= 0 && tier != prev_tier[i]) {
-				s.moved++;
-				if (idx - last_move[i] <= pp_intervals)
-					s.pingpong++;
-				last_move[i] = idx;
-			}
-			if (tier >= 0)
-				prev_tier[i] = tier;
-		}
-		s.ftaf = f;
+		reading r = read_placement(hist, nodes, prob, fast, idx, pp_intervals);
+		s.ftaf = r.ftaf;
+		s.ftaf_mapped = r.ftaf_mapped;
+		s.carried_mass = r.carried_mass;
+		s.fast_pages = r.fast_pages;
+		s.absent_pages = r.absent_pages;
+		s.carried_pages = r.carried_pages;
+		s.moved = r.moved;
+		s.pingpong = r.pingpong;
+		if (const std::vector<int> *own = ws->own_nodes())
+			s.carry_error = carried_disagreement(hist, nodes, *own, prob, fast);
 	};
 
 	auto take = [&](snapshot &sn) {
@@ -483,7 +498,11 @@ int run(const options &o)
 		series.push_back({ { "t", s.t_end }, { "ops_per_s", s.op_time > 0 ? double(s.ops) / s.op_time : 0.0 },
 				   { "ftaf", s.ftaf }, { "fast_pages", s.fast_pages },
 				   { "absent_pages", s.absent_pages }, { "moved_seen", s.moved },
-				   { "pingpong_seen", s.pingpong } });
+				   { "pingpong_seen", s.pingpong }, { "ftaf_mapped", s.ftaf_mapped },
+				   { "carried_pages", s.carried_pages },
+				   { "carried_mass", s.carried_mass },
+				   { "carry_error", s.carry_error >= 0 ? json(s.carry_error)
+								       : json(nullptr) } });
 	doc["series"] = series;
 	if (!o.counters.empty())
 		doc["counters_end"] = after.counters;
