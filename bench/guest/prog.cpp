@@ -15,7 +15,11 @@
 // the preload allocator, region NAME).  Every --interval seconds the program's
 // writable mappings are located page by page
 // with move_pages(2) on its pid, the kernel's own answer, as cxlt-bench-zipf locates
-// its working set: pages on the fast nodes, on others, not present.  What the
+// its working set: pages on the fast nodes, on others, not present.  A page of a
+// shared mapping (a region's) that the kernel cannot place now counts where it last
+// placed it, by cxlt-bench-zipf's rule (ruler.hpp): the daemon unmaps the pages it
+// samples, and a page without its entry is still in the region.  A private page
+// without one may have been freed (MADV_DONTNEED), so it counts as not present.  What the
 // program does with its memory is its own: no access counts, so no fast-tier access
 // fraction; dram_frac is the share of its resident pages on DRAM (time-weighted),
 // and the primary result is its run time.  Prints (or writes to --out) one JSON
@@ -65,6 +69,7 @@
 #include <CLI/CLI.hpp>
 
 #include "measure.hpp"
+#include "ruler.hpp"
 
 namespace {
 
@@ -101,9 +106,14 @@ constexpr const char *CLIENT_SEP = "--client--";
 
 // The program's writable mappings (heap, anonymous memory, regions, the C library's
 // data): where its data lives.  Its code and read-only files are left out.
-std::vector<std::pair<uintptr_t, uintptr_t>> writable_ranges(pid_t pid)
+struct mapping {
+	uintptr_t start, end;
+	bool shared;
+};
+
+std::vector<mapping> writable_ranges(pid_t pid)
 {
-	std::vector<std::pair<uintptr_t, uintptr_t>> out;
+	std::vector<mapping> out;
 	std::stringstream in(read_file("/proc/" + std::to_string(pid) + "/maps"));
 	std::string line;
 
@@ -114,36 +124,41 @@ std::vector<std::pair<uintptr_t, uintptr_t>> writable_ranges(pid_t pid)
 			continue;
 		if (line.find("[vvar]") != std::string::npos || line.find("[vsyscall]") != std::string::npos)
 			continue;
-		out.push_back({ a, b });
+		out.push_back({ a, b, perms[3] == 's' });
 	}
 	return out;
 }
 
 struct placement {
 	double t = 0;
-	uint64_t fast = 0, slow = 0, absent = 0, moved = 0, pingpong = 0;
+	// absent: no answer, and not counted on either tier; carried: no answer, counted
+	// where it was last placed (in fast or slow).
+	uint64_t fast = 0, slow = 0, absent = 0, carried = 0, moved = 0, pingpong = 0;
 	// The fast nodes' free memory then: what the daemon is given as room moves with it.
 	uint64_t fast_free_kb = 0;
 	bool ok = false;
 };
 
-// Where the program's pages are now.  @prev and @last keep each page's tier and the
-// sample it last changed in, for the moves seen and ping-pong (a page seen moving
-// back within --pingpong-window seconds), as cxlt-bench-zipf counts them.
+// Where the program's pages are now.  @prev keeps each page's history (ruler.hpp),
+// for the carry, the moves seen and ping-pong (a page seen moving back within
+// --pingpong-window seconds), as cxlt-bench-zipf counts them.
 placement locate(pid_t pid, const std::set<int> &fast, int idx, int pp_samples,
-		 std::unordered_map<uintptr_t, std::pair<int8_t, int>> &prev)
+		 std::unordered_map<uintptr_t, page_history> &prev)
 {
 	placement p;
 	std::vector<void *> addrs;
+	std::vector<bool> shared;
 	auto ranges = writable_ranges(pid);
 	size_t total = 0;
 
-	for (const auto &[a, b] : ranges)
-		total += (b - a) / PAGE;
+	for (const auto &m : ranges)
+		total += (m.end - m.start) / PAGE;
 	size_t stride = std::max<size_t>(1, (total + MAX_SAMPLE - 1) / MAX_SAMPLE);
-	for (const auto &[a, b] : ranges)
-		for (uintptr_t x = a; x < b; x += stride * PAGE)
+	for (const auto &m : ranges)
+		for (uintptr_t x = m.start; x < m.end; x += stride * PAGE) {
 			addrs.push_back(reinterpret_cast<void *>(x));
+			shared.push_back(m.shared);
+		}
 	std::vector<int> status(addrs.size(), -1);
 	for (size_t i = 0; i < addrs.size(); i += 4096) {
 		size_t n = std::min<size_t>(4096, addrs.size() - i);
@@ -151,20 +166,23 @@ placement locate(pid_t pid, const std::set<int> &fast, int idx, int pp_samples,
 			return p;	// the program is gone (ESRCH) or exiting
 	}
 	for (size_t i = 0; i < addrs.size(); i++) {
-		int tier = status[i] < 0 ? -1 : fast.count(status[i]) ? 1 : 0;
-		if (tier < 0) {
+		if (status[i] < 0 && !shared[i]) {
 			p.absent += stride;
 			continue;
 		}
-		(tier ? p.fast : p.slow) += stride;
-		auto &[was, when] = prev.try_emplace(reinterpret_cast<uintptr_t>(addrs[i]),
-						     int8_t(tier), -1000000).first->second;
-		if (was != tier) {
+		page_history::seen s = prev[reinterpret_cast<uintptr_t>(addrs[i])].observe(
+			status[i], fast, idx, pp_samples);
+		if (s.tier < 0) {
+			p.absent += stride;
+			continue;
+		}
+		(s.tier ? p.fast : p.slow) += stride;
+		if (s.carried)
+			p.carried += stride;
+		if (s.moved) {
 			p.moved += stride;
-			if (idx - when <= pp_samples)
+			if (s.pingpong)
 				p.pingpong += stride;
-			when = idx;
-			was = int8_t(tier);
 		}
 	}
 	p.ok = true;
@@ -326,7 +344,7 @@ int run(const options &o)
 		fcntl(pfds[0], F_SETFL, O_NONBLOCK);
 	}
 
-	std::unordered_map<uintptr_t, std::pair<int8_t, int>> prev;
+	std::unordered_map<uintptr_t, page_history> prev;
 	std::vector<placement> series;
 	double next = t0 + o.interval;
 	int status = 0, idx = 0;
@@ -554,7 +572,8 @@ int run(const options &o)
 	json ser = json::array();
 	for (const auto &p : series)
 		ser.push_back({ { "t", p.t }, { "fast_pages", p.fast }, { "slow_pages", p.slow },
-				{ "absent_pages", p.absent }, { "moved_seen", p.moved },
+				{ "absent_pages", p.absent }, { "carried_pages", p.carried },
+				{ "moved_seen", p.moved },
 				{ "pingpong_seen", p.pingpong },
 				{ "fast_free_mb", double(p.fast_free_kb) / 1024 } });
 	doc["series"] = ser;

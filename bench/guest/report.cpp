@@ -76,8 +76,8 @@ json span(const json &run, const json &s)
 	r["ops_per_s"] = s["ops_per_s"];
 	r["ftaf"] = s["ftaf"];
 	// The ruler without its carry of unmapped pages (a lower bound), and the most
-	// access mass on which the carry and a region's own answer disagreed in one
-	// sample (null: no such answer); older results have neither.
+	// access mass of unmapped pages that the ruler and a region's own answer put on
+	// different tiers in one sample (null: no such answer); older results have neither.
 	r["ftaf_mapped"] = s.value("ftaf_mapped", json(nullptr));
 	r["carry_error_max"] = s.value("carry_error_max", json(nullptr));
 	r["migrated_bytes"] = migrated;
@@ -670,8 +670,8 @@ int main(int argc, char **argv)
 				   "(first {} s), and ops/s_wu; DRAM: MiB of the working set on DRAM, mean of the steady state; "
 				   "pingpong: pages seen moving back within {} s; cpu%: tiering threads + the "
 				   "workload's system time, of one CPU; ftaf_map: ftaf without the ruler's carry of "
-				   "unmapped pages, a lower bound; carry_err: the most access mass the carry put on "
-				   "the other tier than the module's own answer, one sample)\n\n",
+				   "unmapped pages, a lower bound; carry_err: the most access mass of unmapped pages the "
+				   "ruler put on the other tier than the module's own answer, one sample)\n\n",
 				   dirs.size(), dirs.size() == 1 ? "" : "s", guest["warmup_s"].dump(), pp_window);
 		}
 		// The real programs: a table each, their goals with the others.

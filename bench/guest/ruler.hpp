@@ -100,10 +100,11 @@ inline reading read_placement(std::vector<page_history> &hist, const std::vector
 	return r;
 }
 
-// The probability mass of the pages that were carried in the last read_placement()
-// (@nodes: the kernel's answers then) and that @own, another answer for the same
-// moment (a region's CXLTIER_IOC_PAGES), puts on the other tier: how far the carry can
-// be off.  Pages @own does not place are left out.
+// The probability mass of the pages the kernel could not place in the last
+// read_placement() (@nodes: its answers then) that @own, another answer for the same
+// moment (a region's CXLTIER_IOC_PAGES), puts on the other tier than the ruler
+// counted them on (carried, or off DRAM when never placed): how far the ruler can be
+// off.  Pages @own does not place are left out.
 inline double carried_disagreement(const std::vector<page_history> &hist,
 				   const std::vector<int> &nodes, const std::vector<int> &own,
 				   const std::vector<double> &prob, const std::set<int> &fast)
@@ -111,8 +112,8 @@ inline double carried_disagreement(const std::vector<page_history> &hist,
 	double m = 0;
 
 	for (size_t i = 0; i < hist.size(); i++)
-		if (nodes[i] < 0 && hist[i].tier() >= 0 && own[i] >= 0 &&
-		    (fast.count(own[i]) ? 1 : 0) != hist[i].tier())
+		if (nodes[i] < 0 && own[i] >= 0 &&
+		    (fast.count(own[i]) ? 1 : 0) != (hist[i].tier() == 1 ? 1 : 0))
 			m += prob[i];
 	return m;
 }

@@ -269,7 +269,7 @@ struct interval_stat {
 	double t_end = 0, wall = 0, op_time = 0;
 	uint64_t ops = 0, app_sys_ns = 0;
 	double ftaf = 0, ftaf_mapped = 0, carried_mass = 0;
-	// The mass the carry put on the other tier than the backend's own answer
+	// The mass of unmapped pages the ruler put on the other tier than the backend's own answer
 	// (ruler.hpp's carried_disagreement()); negative without one.
 	double carry_error = -1;
 	uint64_t fast_pages = 0, absent_pages = 0, carried_pages = 0, moved = 0, pingpong = 0;

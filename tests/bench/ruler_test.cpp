@@ -88,19 +88,21 @@ TEST(Ruler, MovesAndPingPongAreSeenBetweenPlacedAnswers)
 	EXPECT_FALSE(h.observe(CXL, fast, 8, 2).moved);
 }
 
-// The carry's error against another answer of the same moment: only carried pages,
-// only where that answer places them, weighted by their access probability.
-TEST(Ruler, CarriedDisagreementIsTheMassTheCarryGotWrong)
+// The ruler's error against another answer of the same moment: only pages the kernel
+// could not place, only where that answer places them, weighted by their access
+// probability.
+TEST(Ruler, CarriedDisagreementIsTheMassTheRulerGotWrong)
 {
-	const std::vector<double> p = { 0.4, 0.3, 0.2, 0.1 };
-	std::vector<page_history> h(4);
+	const std::vector<double> p = { 0.35, 0.25, 0.2, 0.1, 0.06, 0.04 };
+	std::vector<page_history> h(6);
 
-	read_placement(h, { DRAM, DRAM, CXL, DRAM }, p, fast, 0, 2);
-	const std::vector<int> now = { GONE, GONE, GONE, CXL };
+	read_placement(h, { DRAM, DRAM, CXL, DRAM, NOPAGE, NOPAGE }, p, fast, 0, 2);
+	const std::vector<int> now = { GONE, GONE, GONE, CXL, GONE, GONE };
 	read_placement(h, now, p, fast, 1, 2);
 	// Page 0 was demoted while unmapped, page 1 stayed, the module does not place
-	// page 2, and page 3 is placed by the kernel (the module's CXL is not asked).
-	const std::vector<int> own = { CXL, DRAM, -1, DRAM };
+	// page 2, page 3 is placed by the kernel (so the module's answer is not asked),
+	// and of the two the kernel never placed (counted off DRAM) page 4 is on DRAM.
+	const std::vector<int> own = { CXL, DRAM, -1, DRAM, DRAM, CXL };
 
-	EXPECT_DOUBLE_EQ(carried_disagreement(h, now, own, p, fast), 0.4);
+	EXPECT_DOUBLE_EQ(carried_disagreement(h, now, own, p, fast), 0.35 + 0.06);
 }
