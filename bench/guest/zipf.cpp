@@ -265,14 +265,13 @@ struct snapshot {
 
 // --- the run ---------------------------------------------------------------------------
 
-struct interval_stat {
+// An interval: its ops, and the ruler's reading at its end (ruler.hpp).
+struct interval_stat : reading {
 	double t_end = 0, wall = 0, op_time = 0;
 	uint64_t ops = 0, app_sys_ns = 0;
-	double ftaf = 0, ftaf_mapped = 0, carried_mass = 0;
 	// The mass of unmapped pages the ruler put on the other tier than the backend's own answer
 	// (ruler.hpp's carried_disagreement()); negative without one.
 	double carry_error = -1;
-	uint64_t fast_pages = 0, absent_pages = 0, carried_pages = 0, moved = 0, pingpong = 0;
 	uint64_t fast_free_kb = 0;
 	json threads, vm, backend, counters;
 };
@@ -386,15 +385,7 @@ int run(const options &o)
 
 	auto locate = [&](interval_stat &s, int idx, int pp_intervals) {
 		ws->locate(nodes);
-		reading r = read_placement(hist, nodes, prob, fast, idx, pp_intervals);
-		s.ftaf = r.ftaf;
-		s.ftaf_mapped = r.ftaf_mapped;
-		s.carried_mass = r.carried_mass;
-		s.fast_pages = r.fast_pages;
-		s.absent_pages = r.absent_pages;
-		s.carried_pages = r.carried_pages;
-		s.moved = r.moved;
-		s.pingpong = r.pingpong;
+		static_cast<reading &>(s) = read_placement(hist, nodes, prob, fast, idx, pp_intervals);
 		if (const std::vector<int> *own = ws->own_nodes())
 			s.carry_error = carried_disagreement(hist, nodes, *own, prob, fast);
 	};
