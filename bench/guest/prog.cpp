@@ -16,10 +16,14 @@
 // writable mappings are located page by page
 // with move_pages(2) on its pid, the kernel's own answer, as cxlt-bench-zipf locates
 // its working set: pages on the fast nodes, on others, not present.  A page of a
-// shared mapping (a region's) that the kernel cannot place now counts where it last
-// placed it, by cxlt-bench-zipf's rule (ruler.hpp): the daemon unmaps the pages it
-// samples, and a page without its entry is still in the region.  A private page
-// without one may have been freed (MADV_DONTNEED), so it counts as not present.  What the
+// shared mapping that the kernel cannot place now counts where it last placed it, by
+// cxlt-bench-zipf's rule (ruler.hpp): the daemon unmaps the region pages it samples,
+// and a page without its entry is still in the region.  A private page without one
+// may have been freed (MADV_DONTNEED), so it counts as not present.  The benchmark's
+// programs have no shared writable mapping but the region's; in a shared file or
+// shmem mapping the carry would also cover a page reclaimed or punched out while
+// unmapped, and a mapping made again at the same address inherits the old one's
+// history.  What the
 // program does with its memory is its own: no access counts, so no fast-tier access
 // fraction; dram_frac is the share of its resident pages on DRAM (time-weighted),
 // and the primary result is its run time.  Prints (or writes to --out) one JSON
@@ -132,7 +136,8 @@ std::vector<mapping> writable_ranges(pid_t pid)
 struct placement {
 	double t = 0;
 	// absent: no answer, and not counted on either tier; carried: no answer, counted
-	// where it was last placed (in fast or slow).
+	// where it was last placed (in fast or slow, not in absent: unlike
+	// cxlt-bench-zipf's absent_pages, which counts both).
 	uint64_t fast = 0, slow = 0, absent = 0, carried = 0, moved = 0, pingpong = 0;
 	// The fast nodes' free memory then: what the daemon is given as room moves with it.
 	uint64_t fast_free_kb = 0;
@@ -517,7 +522,7 @@ int run(const options &o)
 			    { "region", o.regions }, { "membind", o.membind }, { "cgroup", o.cgroup },
 			    { "fast_nodes", std::vector<int>(fast.begin(), fast.end()) },
 			    { "interval_s", o.interval }, { "pingpong_window_s", o.pp_window },
-			    { "locator", "move_pages" } };
+			    { "locator", "move_pages+carry-shared" } };
 	if (server) {
 		doc["mode"] = "server";
 		doc["client_command"] = o.client;

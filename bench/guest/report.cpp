@@ -80,6 +80,8 @@ json span(const json &run, const json &s)
 	// different tiers in one sample (null: no such answer); older results have neither.
 	r["ftaf_mapped"] = s.value("ftaf_mapped", json(nullptr));
 	r["carry_error_max"] = s.value("carry_error_max", json(nullptr));
+	// The most access mass the carry decided in one sample.
+	r["carried_mass_max"] = s.value("carried_mass_max", json(nullptr));
 	r["migrated_bytes"] = migrated;
 	r["pingpong"] = s["pingpong_seen"];
 	r["pingpong_reported"] = region && be.is_object() && be.contains("pingpong")
