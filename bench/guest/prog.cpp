@@ -171,12 +171,11 @@ placement locate(pid_t pid, const std::set<int> &fast, int idx, int pp_samples,
 			return p;	// the program is gone (ESRCH) or exiting
 	}
 	for (size_t i = 0; i < addrs.size(); i++) {
-		if (status[i] < 0 && !shared[i]) {
-			p.absent += stride;
-			continue;
-		}
-		page_history::seen s = prev[reinterpret_cast<uintptr_t>(addrs[i])].observe(
-			status[i], fast, idx, pp_samples);
+		page_history::seen s;	// never placed, unless observed
+
+		if (status[i] >= 0 || shared[i])
+			s = prev[reinterpret_cast<uintptr_t>(addrs[i])].observe(status[i], fast, idx,
+										 pp_samples);
 		if (s.tier < 0) {
 			p.absent += stride;
 			continue;

@@ -244,8 +244,7 @@ std::pair<int64_t, int64_t> moves(const json &r)
 	return { num(r["vmstat"], "pgpromote_success"), prefixed_sum(r["vmstat"], "pgdemote_") };
 }
 
-// A table's rel_dram cell: "-" before dram's run is known.
-// A number to three places, "-" where there is none.
+// A number to three places, "-" where there is none (rel_dram before dram's run is known).
 std::string cell(const json &r, const char *key)
 {
 	return !r.contains(key) || !r[key].is_number() ? std::string("-")

@@ -269,9 +269,9 @@ struct snapshot {
 struct interval_stat : reading {
 	double t_end = 0, wall = 0, op_time = 0;
 	uint64_t ops = 0, app_sys_ns = 0;
-	// The mass of unmapped pages the ruler put on the other tier than the backend's own answer
-	// (ruler.hpp's carried_disagreement()); negative without one.
-	double carry_error = -1;
+	// The mass of unmapped pages the ruler put on the other tier than the backend's
+	// own answer (ruler.hpp's carried_disagreement()); none without that answer.
+	std::optional<double> carry_error;
 	uint64_t fast_free_kb = 0;
 	json threads, vm, backend, counters;
 };
@@ -279,7 +279,8 @@ struct interval_stat : reading {
 json summarize(const std::vector<interval_stat> &iv, size_t from, size_t to)
 {
 	json s;
-	double wall = 0, op_time = 0, ftaf_w = 0, mapped_w = 0, carried_max = 0, error_max = -1;
+	double wall = 0, op_time = 0, ftaf_w = 0, mapped_w = 0, carried_max = 0;
+	std::optional<double> error_max;
 	uint64_t ops = 0, moved = 0, pingpong = 0, app_sys = 0, thr = 0;
 	json threads = json::object(), vm = json::object(), backend, counters;
 
@@ -291,7 +292,8 @@ json summarize(const std::vector<interval_stat> &iv, size_t from, size_t to)
 		ftaf_w += x.ftaf * x.wall;
 		mapped_w += x.ftaf_mapped * x.wall;
 		carried_max = std::max(carried_max, x.carried_mass);
-		error_max = std::max(error_max, x.carry_error);
+		if (x.carry_error)
+			error_max = std::max(error_max.value_or(0), *x.carry_error);
 		moved += x.moved;
 		pingpong += x.pingpong;
 		app_sys += x.app_sys_ns;
@@ -310,7 +312,7 @@ json summarize(const std::vector<interval_stat> &iv, size_t from, size_t to)
 	// The rule without the carry (ruler.hpp), and how much the carry decided.
 	s["ftaf_mapped"] = wall > 0 ? mapped_w / wall : 0.0;
 	s["carried_mass_max"] = carried_max;
-	s["carry_error_max"] = error_max >= 0 ? json(error_max) : json(nullptr);
+	s["carry_error_max"] = error_max ? json(*error_max) : json(nullptr);
 	s["fast_pages_end"] = to > from ? iv[to - 1].fast_pages : 0;
 	double fp = 0, ff = 0;
 	for (size_t i = from; i < to; i++)
@@ -492,8 +494,7 @@ int run(const options &o)
 				   { "pingpong_seen", s.pingpong }, { "ftaf_mapped", s.ftaf_mapped },
 				   { "carried_pages", s.carried_pages },
 				   { "carried_mass", s.carried_mass },
-				   { "carry_error", s.carry_error >= 0 ? json(s.carry_error)
-								       : json(nullptr) } });
+				   { "carry_error", s.carry_error ? json(*s.carry_error) : json(nullptr) } });
 	doc["series"] = series;
 	if (!o.counters.empty())
 		doc["counters_end"] = after.counters;
