@@ -41,6 +41,18 @@ p = run(struct.pack(f"<{len(pages)}Q", *pages), "--accesses", "3")
 lines = p.stdout.splitlines()
 check("--accesses thins evenly to at most N", p.returncode == 0 and
       lines == ["# kept 1 in 3 of 8 entries", "# 2 accesses to 2 pages", "0", "1"], lines)
+# --keep 2 of 8: every 2nd, however long the run (the 2nd, 4th, 6th and 8th).
+p = run(struct.pack(f"<{len(pages)}Q", *pages), "--keep", "2")
+lines = p.stdout.splitlines()
+check("--keep K keeps every K-th", p.returncode == 0 and
+      lines == ["# kept 1 in 2 of 8 entries", "# 4 accesses to 3 pages", "0", "1", "0", "2"], lines)
+p = run(struct.pack(f"<{len(pages)}Q", *pages), "--keep", "20")
+check("--keep longer than the run is refused (it would keep nothing)",
+      p.returncode != 0 and "keeps nothing" in p.stderr, p.stderr)
+p = run(struct.pack("<Q", 5), "--keep", "0")
+check("--keep 0 is refused", p.returncode != 0 and "at least 1" in p.stderr, p.stderr)
+p = run(struct.pack("<Q", 5), "--keep", "2", "--accesses", "3")
+check("--keep with --accesses is refused", p.returncode != 0 and "not allowed" in p.stderr, p.stderr)
 p = run(struct.pack("<Q", 5), "--accesses", "0")
 check("--accesses 0 is refused", p.returncode != 0 and "at least 1" in p.stderr, p.stderr)
 

@@ -534,12 +534,21 @@ rm -rf "$dir"
 # qemu/run --plugin and the simulator's trace recorder (make bench-traces): QEMU's
 # pagetrace plugin records busybox sort in the guest (bench/trace/record sort-1, into
 # a folder of its own), and the trace is one cxlt-sim reads, of about the committed
-# one's size (the same program on the same input: its working set and accesses
-# within 10%).  The first run downloads QEMU's source package for the plugin's
-# header (cached after).  Measured here: 60 s with the header cached; 900 s is 10x+.
+# one's size: the same program on the same input, thinned as the committed one was
+# (its "kept 1 in K"), has the run's misses and the trace's accesses within 10% and
+# its pages within 25%.  Misses follow the program's virtual addresses (ASLR off)
+# and repeat: four runs here, 4,014,757-4,014,830 (committed: 4,015,835).  Pages are
+# guest-physical frames, which a run may reuse more or less: 11,802-11,804 in those
+# runs (committed: 11,795), and once, in a make check, 10,263 (-13%) with its
+# accesses within 0.03%.  What this test is for is far outside those bands: kernel
+# accesses or another CPU's in the trace (kernel addresses: +36% misses, +38%
+# pages), no cache model (8x the misses), the program missed (a trace of the loop).
+# The first run downloads QEMU's source package for the plugin's header (cached
+# after).  Measured here: 60 s with the header cached; 900 s is 10x+.
 name="bench-traces: pagetrace records sort in the guest, a trace the simulator reads"
 dir=$(mktemp -d)
-out=$(timeout 900 "$ROOT/bench/trace/record" "$BUILD" --out "$dir" sort-1 2>&1)
+keep=$(xz -dc "$ROOT/bench/sim/traces/heldout/sort-1.txt.xz" | sed -n 's/^# kept 1 in \([0-9]*\) of [0-9]* entries$/\1/p')
+out=$(timeout 900 "$ROOT/bench/trace/record" "$BUILD" --out "$dir" --keep "${keep:-0}" sort-1 2>&1)
 rc=$?
 if [ $rc -ne 0 ] || [ ! -s "$dir/heldout/sort-1.txt.xz" ]; then
 	not_ok "$name" "exit $rc: $(tail -n3 <<<"$out" | tr '\n' ' ')"
@@ -547,18 +556,21 @@ else
 	xz -dc "$dir/heldout/sort-1.txt.xz" >"$dir/sort-1.txt"
 	mkdir -p "$dir/c/tuning" "$dir/c/heldout"
 	cp "$dir/sort-1.txt" "$dir/c/heldout/"
-	got=$(sed -n 's/^# \([0-9]*\) accesses to \([0-9]*\) pages$/\1 \2/p' "$dir/sort-1.txt")
-	want=$(xz -dc "$ROOT/bench/sim/traces/heldout/sort-1.txt.xz" |
-		sed -n 's/^# \([0-9]*\) accesses to \([0-9]*\) pages$/\1 \2/p')
+	counts='s/^# kept 1 in [0-9]* of \([0-9]*\) entries$/\1/p; s/^# \([0-9]*\) accesses to \([0-9]*\) pages$/\1 \2/p'
+	got=$(sed -n "$counts" "$dir/sort-1.txt" | tr '\n' ' ')
+	want=$(xz -dc "$ROOT/bench/sim/traces/heldout/sort-1.txt.xz" | sed -n "$counts" | tr '\n' ' ')
 	sim=$("$BUILD/bench/cxlt-sim" --heldout only --corpus "$dir/c" 2>&1)
 	src=$?
-	read -r ga gp <<<"$got"
-	read -r wa wp <<<"$want"
+	read -r gm ga gp <<<"$got"
+	read -r wm wa wp <<<"$want"
+	near() {	# near GOT WANT PERCENT
+		[ -n "$1" ] && [ -n "$2" ] && [ $(($1 * 100)) -ge $(($2 * (100 - $3))) ] &&
+			[ $(($1 * 100)) -le $(($2 * (100 + $3))) ]
+	}
 	if [ $src -ne 0 ] || ! grep -qE '^sort-1 +1/4 ' <<<"$sim"; then
 		not_ok "$name" "cxlt-sim (exit $src): $(tail -n2 <<<"$sim" | tr '\n' ' ')"
-	elif [ -z "$ga" ] || [ -z "$wa" ] || [ $((ga * 10)) -lt $((wa * 9)) ] || [ $((ga * 10)) -gt $((wa * 11)) ] ||
-		[ $((gp * 10)) -lt $((wp * 9)) ] || [ $((gp * 10)) -gt $((wp * 11)) ]; then
-		not_ok "$name" "recorded $got (accesses, pages), the committed one $want"
+	elif ! near "$gm" "$wm" 10 || ! near "$ga" "$wa" 10 || ! near "$gp" "$wp" 25; then
+		not_ok "$name" "recorded $got(misses, accesses, pages; 1 in $keep kept), the committed one $want"
 	else
 		ok "$name"
 	fi
