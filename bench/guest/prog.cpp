@@ -161,16 +161,23 @@ struct pm_scan_arg {
 constexpr unsigned long PAGEMAP_SCAN_ = _IOWR('f', 16, pm_scan_arg);
 constexpr uint64_t PAGE_IS_PRESENT_ = 1 << 3;
 
-// The pages of [@m.start, @m.end) present in the page tables whose /proc/PID/pagemap
-// is @pagemap, appended to @out; false when they cannot be read (the program is
-// gone).  The kernel walks them and returns the present runs only (PAGEMAP_SCAN):
-// reading the pagemap file itself costs 8 bytes a page of the mapping, present or
-// not, and the preload's sparse region is as large as the host's memory.  A page
-// the daemon has unmapped to sample it is not present: its history carries it.
-bool present_pages(int pagemap, const mapping &m, std::vector<uintptr_t> &out)
+// A run of pages present in a mapping's page tables, [start, end).
+struct present_run {
+	uintptr_t start, end;
+	bool shared;	// of a shared mapping
+};
+
+// Scan [@m.start, @m.end) of the page tables whose /proc/PID/pagemap is @pagemap for
+// present pages; -1 with errno when the kernel refused (ENOTTY: no PAGEMAP_SCAN, before
+// Linux 6.7), else the number of present pages, their runs appended to @out.  The kernel
+// returns the present runs only: reading the pagemap file itself costs 8 bytes a page
+// of the mapping, present or not, and the preload's sparse region is as large as the
+// host's memory.  A page the daemon has unmapped to sample it is not present.
+long scan_present(int pagemap, const mapping &m, std::vector<present_run> &out)
 {
-	pm_page_region vec[512];
+	pm_page_region vec[512];	// at most the kernel's own buffer (PAGEMAP_WALK_SIZE)
 	pm_scan_arg a{};
+	long pages = 0;
 
 	a.size = sizeof(a);
 	a.start = m.start;
@@ -180,39 +187,60 @@ bool present_pages(int pagemap, const mapping &m, std::vector<uintptr_t> &out)
 	a.category_mask = a.return_mask = PAGE_IS_PRESENT_;
 	for (;;) {
 		const int n = ioctl(pagemap, PAGEMAP_SCAN_, &a);
-		if (n < 0 && errno == ENOTTY)
-			die("PAGEMAP_SCAN is not supported: locating a program's pages needs Linux 6.7 or newer");
 		if (n < 0)
-			return false;
-		for (int i = 0; i < n; i++)
-			for (uint64_t x = vec[i].start; x < vec[i].end; x += PAGE)
-				out.push_back(x);
+			return -1;
+		for (int i = 0; i < n; i++) {
+			out.push_back({ vec[i].start, vec[i].end, m.shared });
+			pages += long((vec[i].end - vec[i].start) / PAGE);
+		}
 		if (a.walk_end >= m.end)
-			return true;
+			return pages;
+		if (a.walk_end <= a.start) {	// no progress: never seen, but never loop
+			errno = EIO;
+			return -1;
+		}
 		a.start = a.walk_end;
 	}
 }
 
+// Die now, with why, when this kernel cannot scan page tables (PAGEMAP_SCAN, Linux
+// 6.7) or /proc/PID/pagemap cannot be read: not at the first sample of a program.
+void check_pagemap_scan()
+{
+	const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	static const char probe = 0;
+	const auto a = reinterpret_cast<uintptr_t>(&probe) & ~(PAGE - 1);
+	std::vector<present_run> runs;
+
+	if (fd < 0)
+		die(std::string("cannot read /proc/self/pagemap: ") + strerror(errno));
+	if (scan_present(fd, { a, a + PAGE, false }, runs) < 0)
+		die(errno == ENOTTY ? std::string("PAGEMAP_SCAN is not supported: locating a program's pages needs Linux 6.7 or newer")
+				    : std::string("PAGEMAP_SCAN on /proc/self/pagemap: ") + strerror(errno));
+	close(fd);
+}
+
 // Where the program's pages are now.  The pages located are those present in its
 // page tables and those of its shared mappings that the kernel placed before
-// (@prev keeps each page's history, ruler.hpp: for the carry, the moves seen and
-// ping-pong, a page seen moving back within --pingpong-window seconds, as
-// cxlt-bench-zipf counts them); the rest of its mappings is not resident, and not
-// asked about.  So the runner's work and memory follow the program's resident
-// pages, not its mappings' size: the region rows' mapping is the preload's sparse
-// region, as large as the host's memory, and locating one page in three of all its
-// pages, each with a history, held 15 MiB of the runner's memory (on the host, with
-// a 4 GiB mapping), in the guest most of the 24 MiB of DRAM a row leaves the
-// program: liblinear's region rows ran up to twice as long.  More than MAX_SAMPLE
-// pages are located by a stride.
+// (@prev keeps the history of each page it placed, ruler.hpp: for the carry, the
+// moves seen and ping-pong, a page seen moving back within --pingpong-window
+// seconds, as cxlt-bench-zipf counts them); the rest of its mappings is not
+// resident, and not asked about.  So the runner's work and memory follow the
+// program's resident pages, not its mappings' size: the region rows' mapping is the
+// preload's sparse region, as large as the host's memory, and locating one page in
+// three of all its pages, each with a history, held 15 MiB of the runner's memory (on
+// the host, with a 4 GiB mapping), in the guest most of the 24 MiB of DRAM a row
+// leaves the program: liblinear's region rows ran up to twice as long.  More than
+// MAX_SAMPLE pages are located by a stride, a power of two over page numbers, so
+// that the same pages are asked about from one sample to the next and the histories
+// stay as many as the pages asked about.
 placement locate(pid_t pid, const std::set<int> &fast, int idx, int pp_samples,
 		 std::unordered_map<uintptr_t, page_history> &prev)
 {
 	placement p;
-	const auto ranges = writable_ranges(pid);
-	std::vector<uintptr_t> present, cand;
-	std::vector<bool> shared;
-	size_t total = 0;
+	const auto ranges = writable_ranges(pid);	// ascending, as in /proc/PID/maps
+	std::vector<present_run> runs;
+	size_t total = 0, npresent = 0;
 
 	{
 		const std::string path = "/proc/" + std::to_string(pid) + "/pagemap";
@@ -221,31 +249,49 @@ placement locate(pid_t pid, const std::set<int> &fast, int idx, int pp_samples,
 
 		for (const auto &m : ranges) {
 			total += (m.end - m.start) / PAGE;
-			ok = ok && present_pages(fd, m, present);
+			const long n = ok ? scan_present(fd, m, runs) : -1;
+			ok = n >= 0;
+			npresent += ok ? size_t(n) : 0;
 		}
 		if (fd >= 0)
 			close(fd);
 		if (!ok)
 			return p;	// the program is gone or exiting
 	}
-	// Present pages, and shared ones placed before and not present now (carried).
-	for (const auto &m : ranges) {
-		auto lo = std::lower_bound(present.begin(), present.end(), m.start);
-		auto hi = std::lower_bound(lo, present.end(), m.end);
-		cand.insert(cand.end(), lo, hi);
-		if (m.shared)
-			for (const auto &[a, h] : prev)
-				if (a >= m.start && a < m.end && h.tier() >= 0 &&
-				    !std::binary_search(lo, hi, a))
-					cand.push_back(a);
-		shared.resize(cand.size(), m.shared);
-	}
-	const size_t stride = std::max<size_t>(1, (cand.size() + MAX_SAMPLE - 1) / MAX_SAMPLE);
+	size_t stride = 1;
+	while ((npresent + prev.size()) / stride > MAX_SAMPLE)
+		stride *= 2;
+	const auto picked = [stride](uintptr_t a) { return ((a / PAGE) & (stride - 1)) == 0; };
 	std::vector<void *> addrs;
-	std::vector<bool> sh;
-	for (size_t i = 0; i < cand.size(); i += stride) {
-		addrs.push_back(reinterpret_cast<void *>(cand[i]));
-		sh.push_back(shared[i]);
+	std::vector<bool> shared;
+	for (const auto &r : runs)
+		for (uintptr_t x = r.start + ((stride - (r.start / PAGE) % stride) % stride) * PAGE;
+		     x < r.end; x += stride * PAGE) {
+			addrs.push_back(reinterpret_cast<void *>(x));
+			shared.push_back(r.shared);
+		}
+	// Histories: those of pages no longer in a mapping, or not asked about at this
+	// stride, go; a shared page placed before and not present now is carried.
+	const auto present = [&runs](uintptr_t a) {
+		auto r = std::upper_bound(runs.begin(), runs.end(), a,
+					  [](uintptr_t x, const present_run &y) { return x < y.start; });
+		return r != runs.begin() && a < std::prev(r)->end;
+	};
+	size_t carried = 0;
+	for (auto h = prev.begin(); h != prev.end();) {
+		const uintptr_t a = h->first;
+		auto m = std::upper_bound(ranges.begin(), ranges.end(), a,
+					  [](uintptr_t x, const mapping &y) { return x < y.start; });
+		if (m == ranges.begin() || a >= std::prev(m)->end || !picked(a)) {
+			h = prev.erase(h);
+			continue;
+		}
+		if (std::prev(m)->shared && h->second.tier() >= 0 && !present(a)) {
+			addrs.push_back(reinterpret_cast<void *>(a));
+			shared.push_back(true);
+			carried++;
+		}
+		++h;
 	}
 	std::vector<int> status(addrs.size(), -1);
 	for (size_t i = 0; i < addrs.size(); i += 4096) {
@@ -254,18 +300,15 @@ placement locate(pid_t pid, const std::set<int> &fast, int idx, int pp_samples,
 			return p;	// the program is gone (ESRCH) or exiting
 	}
 	// Not asked about: neither present nor carried.
-	p.absent = total - std::min(total, cand.size());
+	p.absent = total - std::min(total, npresent + carried * stride);
 	for (size_t i = 0; i < addrs.size(); i++) {
 		const auto a = reinterpret_cast<uintptr_t>(addrs[i]);
 		page_history::seen s;	// never placed, unless observed
 
-		/*
-		 * A history only for a page the kernel has placed, so that the runner's
-		 * memory follows the resident pages too.
-		 */
+		// A history only for a page the kernel has placed.
 		if (status[i] >= 0) {
 			s = prev[a].observe(status[i], fast, idx, pp_samples);
-		} else if (sh[i]) {
+		} else if (shared[i]) {
 			auto h = prev.find(a);
 			if (h != prev.end())
 				s = h->second.observe(status[i], fast, idx, pp_samples);
@@ -428,6 +471,7 @@ std::string fmt_server(const options &o)
 
 int run(const options &o)
 {
+	check_pagemap_scan();
 	const std::set<int> fast = parse_nodelist(o.fast_nodes.empty()
 						  ? read_file("/sys/devices/system/node/has_cpu")
 						  : o.fast_nodes);
@@ -630,7 +674,7 @@ int run(const options &o)
 			    { "region", o.regions }, { "membind", o.membind }, { "cgroup", o.cgroup },
 			    { "fast_nodes", std::vector<int>(fast.begin(), fast.end()) },
 			    { "interval_s", o.interval }, { "pingpong_window_s", o.pp_window },
-			    { "locator", "move_pages+carry-shared" } };
+			    { "locator", "pagemap_scan+move_pages+carry-shared" } };
 	if (server) {
 		doc["mode"] = "server";
 		doc["client_command"] = o.client;

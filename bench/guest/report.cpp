@@ -198,7 +198,7 @@ json make_prog_record(const std::string &prog, const std::string &c, const json 
 	r["cpu_user_s"] = run["cpu_user_s"];
 	r["cpu_sys_s"] = run["cpu_sys_s"];
 	r["command"] = run["command"];
-	// The measuring runner's own memory, CPU time and nodes (absent before it said).
+	// The measuring runner's own peak memory and CPU time (null before it said).
 	r["runner"] = run.contains("runner") ? run["runner"] : json(nullptr);
 	if (server) {
 		r["client_command"] = run["client_command"];
