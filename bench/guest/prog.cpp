@@ -31,9 +31,9 @@
 // document: the command, its exit status, run time and CPU time, the placement
 // series and what the tiering machinery did meanwhile (measure.hpp).
 // The runner's own memory and CPU time are reported ("runner"); both follow the
-// program's resident pages, not its mappings' size (locate()), so that measuring
-// costs every row alike: about 3 MiB of DRAM (its memory bound to CXL made it 8-12
-// times slower under TCG) and a few % of a CPU.
+// program's resident pages, not its mappings' size (locate()): about 3 MiB of DRAM
+// in every row (bound to CXL, its memory made it 2-12 times slower under TCG), and
+// 2-17% of a CPU, the most in the NUMA-balancing rows (guest-bench.rst).
 //
 // Server mode (--ready, and the command split by --client--: redis): the program is
 // a server, measured as above from its start.  Once ADDR (unix:PATH, tcp:PORT or
@@ -436,6 +436,11 @@ long self_hwm_kb()
 	return kb;
 }
 
+double seconds(const timeval &t)
+{
+	return double(t.tv_sec) + double(t.tv_usec) * 1e-6;
+}
+
 std::string fmt_s(double s)
 {
 	char b[32];
@@ -701,14 +706,13 @@ int run(const options &o)
 		doc["exit_status"] = exit_code(status);
 	}
 	doc["runtime_s"] = runtime;
-	doc["cpu_user_s"] = double(ru.ru_utime.tv_sec) + double(ru.ru_utime.tv_usec) * 1e-6;
-	doc["cpu_sys_s"] = double(ru.ru_stime.tv_sec) + double(ru.ru_stime.tv_usec) * 1e-6;
+	doc["cpu_user_s"] = seconds(ru.ru_utime);
+	doc["cpu_sys_s"] = seconds(ru.ru_stime);
 	doc["max_rss_mb"] = double(ru.ru_maxrss) / 1024;
 	rusage self{};
 	getrusage(RUSAGE_SELF, &self);
 	doc["runner"] = { { "max_rss_mb", double(self_hwm_kb()) / 1024 },
-			  { "cpu_s", double(self.ru_utime.tv_sec + self.ru_stime.tv_sec) +
-					     double(self.ru_utime.tv_usec + self.ru_stime.tv_usec) * 1e-6 } };
+			  { "cpu_s", seconds(self.ru_utime) + seconds(self.ru_stime) } };
 	json s;
 	s["seconds"] = runtime;
 	s["samples"] = series.size();
