@@ -141,6 +141,20 @@ uint64_t free_kb(const std::set<int> &nodes)
 	return sum;
 }
 
+std::map<int, uint64_t> numa_maps_pages(pid_t pid)
+{
+	std::map<int, uint64_t> pages;
+	std::stringstream in(read_file("/proc/" + (pid ? std::to_string(pid) : "self") + "/numa_maps"));
+	std::string word;
+	int node;
+	unsigned long long n;
+
+	while (in >> word)
+		if (sscanf(word.c_str(), "N%d=%llu", &node, &n) == 2)
+			pages[node] += n;
+	return pages;
+}
+
 json delta(const std::map<std::string, uint64_t> &a, const std::map<std::string, uint64_t> &b)
 {
 	json d = json::object();

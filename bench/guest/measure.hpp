@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include <nlohmann/json.hpp>
 
@@ -42,6 +43,10 @@ std::map<std::string, uint64_t> dir_counters(const std::string &dir);
 
 // MemFree of the fast nodes, in KiB: how much DRAM a configuration left unused.
 uint64_t free_kb(const std::set<int> &nodes);
+
+// Pages of a process's mappings on each node, from /proc/PID/numa_maps (pid 0: this
+// process): its anonymous memory and the page cache of the files it maps.
+std::map<int, uint64_t> numa_maps_pages(pid_t pid);
 
 // b - a, key by key (a key missing in @a counts from 0); null for a null @b.
 json delta(const std::map<std::string, uint64_t> &a, const std::map<std::string, uint64_t> &b);

@@ -31,9 +31,10 @@
 // document: the command, its exit status, run time and CPU time, the placement
 // series and what the tiering machinery did meanwhile (measure.hpp).
 // The runner's own memory and CPU time are reported ("runner"); both follow the
-// program's resident pages, not its mappings' size (locate()): about 3 MiB of DRAM
-// in every row (bound to CXL, its memory made it 2-12 times slower under TCG), and
-// 2-17% of a CPU, the most in the NUMA-balancing rows (guest-bench.rst).
+// program's resident pages, not its mappings' size (locate()): about 3 MiB, bound
+// to DRAM and locked there in every row (keep_self_fast: on CXL it ran 2-12 times
+// slower under TCG), its CPU time split into user, system and locate()'s share,
+// and where its own pages ended (pages_fast, pages_slow).
 //
 // Server mode (--ready, and the command split by --client--: redis): the program is
 // a server, measured as above from its start.  Once ADDR (unix:PATH, tcp:PORT or
@@ -68,6 +69,7 @@
 #include <fstream>
 #include <sstream>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -86,7 +88,7 @@ namespace {
 using namespace cxlt_bench;
 
 constexpr size_t PAGE = 4096;
-constexpr int MPOL_BIND_ = 2;	// linux/mempolicy.h: linked statically, no libnuma
+constexpr int MPOL_DEFAULT_ = 0, MPOL_BIND_ = 2;	// linux/mempolicy.h: linked statically, no libnuma
 // At most this many pages are located per sample (a stride over larger programs).
 constexpr size_t MAX_SAMPLE = 1 << 18;
 
@@ -373,6 +375,36 @@ int exit_code(int status)
 	_exit(127);
 }
 
+// The runner's own memory goes on the fast nodes and stays there, in every row alike:
+// bound to them (a task policy without MPOL_F_MOF, so NUMA balancing does not scan it
+// either) and locked (neither demotion nor reclaim moves it).  Left to the rows'
+// tiering, it followed their pressure: in a numab2-budget run of liblinear 157 of its
+// 719 pages ended on CXL, and it used 10.1 s of CPU (7.6 in user space: its own
+// tables, read from CXL under TCG) against 0.9 in cxltier's row, where 6 did.  The
+// children get the default policy back before exec (exec_child, exec_client).
+void keep_self_fast(const std::set<int> &fast)
+{
+	unsigned long mask[16] = {};
+
+	for (int n : fast) {
+		if (n < 0 || n >= int(sizeof(mask) * 8))
+			die("fast node " + std::to_string(n) + " is out of range");
+		mask[n / 64] |= 1UL << (n % 64);
+	}
+	if (syscall(SYS_set_mempolicy, MPOL_BIND_, mask, sizeof(mask) * 8))
+		die(std::string("cannot bind the runner's memory to the fast nodes: ") + strerror(errno));
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		die(std::string("cannot lock the runner's memory (mlockall; it needs CAP_IPC_LOCK or a larger RLIMIT_MEMLOCK): ") +
+		    strerror(errno));
+}
+
+// A child's memory policy: the default, not the runner's (keep_self_fast).
+void default_policy()
+{
+	if (syscall(SYS_set_mempolicy, MPOL_DEFAULT_, nullptr, 0))
+		_exit(126);
+}
+
 // The client of server mode: stdout into @out_fd, nothing else of the row's.
 [[noreturn]] void exec_client(const options &o, int out_fd)
 {
@@ -380,6 +412,7 @@ int exit_code(int status)
 		_exit(126);
 	if (dup2(out_fd, STDOUT_FILENO) < 0)
 		_exit(126);
+	default_policy();
 	exec_argv(o.client);
 }
 
@@ -395,6 +428,7 @@ int exit_code(int status)
 	}
 	if (out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0)
 		_exit(126);
+	default_policy();
 	if (!o.cgroup.empty()) {
 		std::ofstream f(o.cgroup + "/cgroup.procs");
 		f << getpid() << std::endl;
@@ -421,19 +455,26 @@ int exit_code(int status)
 	exec_argv(argv);
 }
 
-// The runner's own peak resident memory in KiB: its address space's high-water mark
-// (VmHWM), not getrusage's ru_maxrss, which keeps the peak of the image before exec
-// (the forked copy of whatever started the runner).
-long self_hwm_kb()
+// A field of the runner's own /proc/self/status in KiB: VmHWM, its peak resident
+// memory (not getrusage's ru_maxrss, which keeps the peak of the image before exec:
+// the forked copy of whatever started the runner), VmLck, what keep_self_fast locked.
+long self_status_kb(const char *field)
 {
 	std::stringstream in(read_file("/proc/self/status"));
-	std::string line;
-	long kb = 0;
+	std::string line, key = std::string(field) + ":";
 
 	while (std::getline(in, line))
-		if (sscanf(line.c_str(), "VmHWM: %ld kB", &kb) == 1)
-			break;
-	return kb;
+		if (line.compare(0, key.size(), key) == 0)
+			return std::stol(line.substr(key.size()));
+	return 0;
+}
+
+double thread_cpu_s()
+{
+	timespec t{};
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
 }
 
 double seconds(const timeval &t)
@@ -480,6 +521,7 @@ int run(const options &o)
 	const std::set<int> fast = parse_nodelist(o.fast_nodes.empty()
 						  ? read_file("/sys/devices/system/node/has_cpu")
 						  : o.fast_nodes);
+	keep_self_fast(fast);
 	const std::vector<std::string> prefixes = split(o.threads, ',');
 	const int pp_samples = std::max(1, int(std::lround(o.pp_window / o.interval)));
 
@@ -507,6 +549,7 @@ int run(const options &o)
 	}
 
 	std::unordered_map<uintptr_t, page_history> prev;
+	double locate_cpu = 0;	// the runner's CPU time in locate(): the ruler itself
 	std::vector<placement> series;
 	double next = t0 + o.interval;
 	int status = 0, idx = 0;
@@ -588,7 +631,9 @@ int run(const options &o)
 		if (o.rate)
 			drain();
 		if (now() >= next) {
+			const double c0 = thread_cpu_s();
 			placement p = locate(pid, fast, idx++, pp_samples, prev);
+			locate_cpu += thread_cpu_s() - c0;
 			p.t = now() - t0;
 			if (p.ok && p.fast + p.slow > 0) {
 				p.fast_free_kb = free_kb(fast);
@@ -711,8 +756,17 @@ int run(const options &o)
 	doc["max_rss_mb"] = double(ru.ru_maxrss) / 1024;
 	rusage self{};
 	getrusage(RUSAGE_SELF, &self);
-	doc["runner"] = { { "max_rss_mb", double(self_hwm_kb()) / 1024 },
-			  { "cpu_s", seconds(self.ru_utime) + seconds(self.ru_stime) } };
+	uint64_t own_fast = 0, own_slow = 0;
+	for (auto [node, n] : numa_maps_pages(0))
+		(fast.count(node) ? own_fast : own_slow) += n;
+	doc["runner"] = { { "max_rss_mb", double(self_status_kb("VmHWM")) / 1024 },
+			  { "locked_mb", double(self_status_kb("VmLck")) / 1024 },
+			  { "cpu_s", seconds(self.ru_utime) + seconds(self.ru_stime) },
+			  { "cpu_user_s", seconds(self.ru_utime) },
+			  { "cpu_sys_s", seconds(self.ru_stime) },
+			  { "locate_cpu_s", locate_cpu },
+			  { "pages_fast", own_fast },
+			  { "pages_slow", own_slow } };
 	json s;
 	s["seconds"] = runtime;
 	s["samples"] = series.size();

@@ -136,7 +136,8 @@ with tempfile.TemporaryDirectory() as tmp:
     base, runner = d0.get("runner", {}), d.get("runner", {})
     check("prog: its own memory and CPU time are reported, and its memory beside a sparse mapping is within 1 MiB of its memory beside sleep",
           p.returncode == 0 and p0.returncode == 0 and 0 < base.get("max_rss_mb", 0)
-          and runner.get("max_rss_mb", 99) < base["max_rss_mb"] + 1 and runner.get("cpu_s", -1) >= 0,
+          and runner.get("max_rss_mb", 99) < base["max_rss_mb"] + 1 and runner.get("cpu_s", -1) >= 0
+          and 0 < runner.get("locate_cpu_s", -1) <= runner["cpu_s"] + 0.01,
           p.stderr + json.dumps(runner) + json.dumps(base))
     # The samples after the writes (an earlier one finds the mapping partly written).
     written = [x for x in d.get("series", []) if x.get("absent_pages", 0) >= (1 << 20) - 256
@@ -146,6 +147,17 @@ with tempfile.TemporaryDirectory() as tmp:
     p, d = prog(tmp, "--membind", "0", cmd=["python3", "-c", hold])
     check("prog: --membind binds it (node 0)", p.returncode == 0 and d.get("steady", {}).get("resident_mb_max", 0) >= 64,
           p.stderr)
+    # The runner's own memory is bound to the fast nodes and locked there (so no
+    # row's tiering moves it, and NUMA balancing does not scan it); the program gets
+    # neither: the default policy in every mapping, nothing locked.
+    p, d = prog(tmp, cmd=["sh", "-c", "grep -c bind: /proc/self/numa_maps; grep VmLck: /proc/self/status"])
+    runner = d.get("runner", {})
+    check("prog: its own memory is locked, all of it on the fast nodes",
+          p.returncode == 0 and runner.get("locked_mb", 0) >= runner.get("max_rss_mb", 99) * 0.9
+          and runner.get("pages_fast", 0) > 0 and runner.get("pages_slow", -1) == 0,
+          p.stderr + json.dumps(runner))
+    check("prog: the program has the default memory policy and nothing locked",
+          p.returncode == 0 and p.stdout.split() == ["0", "VmLck:", "0", "kB"], p.stdout + p.stderr)
     p, d = prog(tmp, cmd=["sh", "-c", "exit 3"])
     check("prog: a program that fails: its status, and we fail", p.returncode == 1 and d.get("exit_status") == 3,
           f"{p.returncode} {d.get('exit_status')}")
