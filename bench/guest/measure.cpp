@@ -103,6 +103,33 @@ std::map<std::string, uint64_t> vmstat()
 	return out;
 }
 
+std::map<std::string, uint64_t> interrupts()
+{
+	std::map<std::string, uint64_t> out;
+	std::stringstream in(read_file("/proc/interrupts"));
+	std::string line, word;
+	size_t cpus = 0;
+
+	if (std::getline(in, line)) {
+		std::stringstream head(line);
+		while (head >> word)
+			cpus++;
+	}
+	while (std::getline(in, line)) {
+		std::stringstream fields(line);
+		std::string name;
+		uint64_t v, sum = 0;
+
+		fields >> name;
+		if (name != "TLB:" && name != "CAL:" && name != "RES:" && name != "LOC:")
+			continue;
+		for (size_t i = 0; i < cpus && fields >> v; i++)
+			sum += v;
+		out[name.substr(0, 3)] = sum;
+	}
+	return out;
+}
+
 std::map<std::string, uint64_t> dir_counters(const std::string &dir)
 {
 	std::map<std::string, uint64_t> out;

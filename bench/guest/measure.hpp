@@ -38,6 +38,12 @@ std::map<std::string, uint64_t> thread_cpu(const std::vector<std::string> &prefi
 // The /proc/vmstat counters that tell what tiering did.
 std::map<std::string, uint64_t> vmstat();
 
+// Interrupts of the whole machine from /proc/interrupts (x86), summed over the CPUs:
+// TLB shootdowns (TLB), function-call IPIs (CAL, which on x86 since 4.x also counts
+// the IPIs that carried those shootdowns: the two overlap), rescheduling IPIs (RES)
+// and the local timer (LOC) to compare them with.
+std::map<std::string, uint64_t> interrupts();
+
 // Every file of @dir that holds one decimal number (the daemon's stats/ folder).
 std::map<std::string, uint64_t> dir_counters(const std::string &dir);
 

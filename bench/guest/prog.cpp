@@ -66,6 +66,7 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <malloc.h>
 #include <fstream>
 #include <sstream>
 #include <sys/ioctl.h>
@@ -376,12 +377,19 @@ int exit_code(int status)
 }
 
 // The runner's own memory goes on the fast nodes and stays there, in every row alike:
-// bound to them (a task policy without MPOL_F_MOF, so NUMA balancing does not scan it
-// either) and locked (neither demotion nor reclaim moves it).  Left to the rows'
-// tiering, it followed their pressure: in a numab2-budget run of liblinear 157 of its
-// 719 pages ended on CXL, and it used 10.1 s of CPU (7.6 in user space: its own
-// tables, read from CXL under TCG) against 0.9 in cxltier's row, where 6 did.  The
-// children get the default policy back before exec (exec_child, exec_client).
+// bound to them (a task policy without MPOL_F_MOF, so NUMA balancing does not scan
+// it either) and locked as it faults in (neither demotion nor reclaim moves it).
+// Left to the rows' tiering, it followed their pressure: in a numab2-budget run of
+// liblinear 157 of its 719 pages ended on CXL, and it used 10.1 s of CPU (7.6 in
+// user space: its own tables, read from CXL under TCG) against 0.9 in cxltier's
+// row, where 6 did.  Preferred instead of bound (MPOL_PREFERRED_MANY), the pages it
+// needed late, when DRAM was at its watermarks, went to CXL: 23-43 in the
+// NUMA-balancing rows of one run, 2 in no-migration's, none in cxltier's, and its
+// user time rose again to 1.4-3.3 s.  A bound page it needs late is reclaimed for
+// on DRAM instead (none failed in 39 runs of liblinear and dlrm); so that it needs
+// few, the C library keeps what the runner frees (no trimming, no mmap for large
+// blocks) and reuses it.
+// The children get the default policy back before exec (exec_child, exec_client).
 void keep_self_fast(const std::set<int> &fast)
 {
 	unsigned long mask[16] = {};
@@ -393,16 +401,20 @@ void keep_self_fast(const std::set<int> &fast)
 	}
 	if (syscall(SYS_set_mempolicy, MPOL_BIND_, mask, sizeof(mask) * 8))
 		die(std::string("cannot bind the runner's memory to the fast nodes: ") + strerror(errno));
-	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT))
 		die(std::string("cannot lock the runner's memory (mlockall; it needs CAP_IPC_LOCK or a larger RLIMIT_MEMLOCK): ") +
 		    strerror(errno));
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 }
 
 // A child's memory policy: the default, not the runner's (keep_self_fast).
 void default_policy()
 {
-	if (syscall(SYS_set_mempolicy, MPOL_DEFAULT_, nullptr, 0))
+	if (syscall(SYS_set_mempolicy, MPOL_DEFAULT_, nullptr, 0)) {
+		fprintf(stderr, "cxlt-bench-prog: set_mempolicy(MPOL_DEFAULT): %s\n", strerror(errno));
 		_exit(126);
+	}
 }
 
 // The client of server mode: stdout into @out_fd, nothing else of the row's.
@@ -532,6 +544,7 @@ int run(const options &o)
 
 	auto threads0 = thread_cpu(prefixes);
 	auto vm0 = vmstat();
+	auto irq0 = interrupts();
 	auto ctr0 = dir_counters(o.counters);
 	// Rate mode: the program's stdout, read as the client's is.
 	int pfds[2] = { -1, -1 };
@@ -783,6 +796,7 @@ int run(const options &o)
 	s["cpu_app_sys_pct"] = 100.0 * doc["cpu_sys_s"].get<double>() / runtime;
 	s["cpu_threads_ns"] = threads;
 	s["vmstat"] = delta(vm0, vmstat());
+	s["interrupts"] = delta(irq0, interrupts());
 	s["backend"] = nullptr;
 	auto ctr1 = dir_counters(o.counters);
 	s["counters"] = o.counters.empty() ? json(nullptr) : delta(ctr0, ctr1);

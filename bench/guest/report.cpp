@@ -56,11 +56,22 @@ int64_t prefixed_sum(const json &j, const std::string &prefix)
 	return s;
 }
 
+// A member of @o, or null when @o has none: operator[] on a const json with a key it
+// lacks is undefined behaviour (a program's records have no ops_per_s, ftaf or
+// backend; reading them so crashed cxlt-bench-report now and then).
+const json &field(const json &o, const char *key)
+{
+	static const json none;
+	const auto it = o.is_object() ? o.find(key) : o.end();
+
+	return o.is_object() && it != o.end() ? *it : none;
+}
+
 // The record of one span (warm-up or steady state) of one configuration.
 json span(const json &run, const json &s)
 {
-	const bool region = run["workload"]["backend"] == "region";
-	const json &vm = s["vmstat"], &be = s["backend"], &ctr = s["counters"];
+	const bool region = field(field(run, "workload"), "backend") == "region";
+	const json &vm = field(s, "vmstat"), &be = field(s, "backend"), &ctr = field(s, "counters");
 	json r;
 	uint64_t migrated;
 
@@ -72,9 +83,9 @@ json span(const json &run, const json &s)
 		migrated = uint64_t(num(vm, "pgmigrate_success")) * PAGE_SIZE;
 	double cpu = s.value("cpu_threads_pct", 0.0) + s.value("cpu_app_sys_pct", 0.0);
 
-	r["seconds"] = s["seconds"];
-	r["ops_per_s"] = s["ops_per_s"];
-	r["ftaf"] = s["ftaf"];
+	r["seconds"] = field(s, "seconds");
+	r["ops_per_s"] = field(s, "ops_per_s");
+	r["ftaf"] = field(s, "ftaf");
 	// The ruler without its carry of unmapped pages (a lower bound), and the most
 	// access mass of unmapped pages that the ruler and a region's own answer put on
 	// different tiers in one sample (null: no such answer); older results have neither.
@@ -83,17 +94,19 @@ json span(const json &run, const json &s)
 	// The most access mass the carry decided in one sample.
 	r["carried_mass_max"] = s.value("carried_mass_max", json(nullptr));
 	r["migrated_bytes"] = migrated;
-	r["pingpong"] = s["pingpong_seen"];
+	r["pingpong"] = field(s, "pingpong_seen");
 	r["pingpong_reported"] = region && be.is_object() && be.contains("pingpong")
 				 ? be["pingpong"] : json(nullptr);
-	r["moved_pages_seen"] = s["moved_pages_seen"];
+	r["moved_pages_seen"] = field(s, "moved_pages_seen");
 	r["cpu_pct"] = cpu;
-	r["cpu"] = { { "threads_pct", s["cpu_threads_pct"] }, { "app_sys_pct", s["cpu_app_sys_pct"] },
-		     { "threads_ns", s["cpu_threads_ns"] } };
+	r["cpu"] = { { "threads_pct", field(s, "cpu_threads_pct") }, { "app_sys_pct", field(s, "cpu_app_sys_pct") },
+		     { "threads_ns", field(s, "cpu_threads_ns") } };
 	if (ctr.is_object() && ctr.contains("cpu_ns"))
 		r["cpu"]["daemon_pct"] = 100.0 * double(num(ctr, "cpu_ns")) /
-					 (s["seconds"].get<double>() * 1e9);
+					 (field(s, "seconds").get<double>() * 1e9);
 	r["vmstat"] = vm;
+	if (s.contains("interrupts"))
+		r["interrupts"] = field(s, "interrupts");
 	if (!be.is_null())
 		r["region_stat"] = be;
 	if (ctr.is_object() && !ctr.empty())
@@ -192,7 +205,7 @@ json make_prog_record(const std::string &prog, const std::string &c, const json 
 	r["dram_mb_used"] = run["steady"]["fast_mb_mean"];
 	r["resident_mb"] = run["steady"]["resident_mb_mean"];
 	for (const char *k : { "migrated_bytes", "pingpong", "moved_pages_seen", "cpu_pct", "cpu",
-			       "vmstat", "daemon_stats" })
+			       "vmstat", "interrupts", "daemon_stats" })
 		if (st.contains(k))
 			r[k] = st[k];
 	r["cpu_user_s"] = run["cpu_user_s"];

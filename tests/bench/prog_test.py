@@ -78,6 +78,9 @@ with tempfile.TemporaryDirectory() as tmp:
     s = d.get("steady", {})
     check("prog: runs the program, exit status 0", p.returncode == 0 and d.get("exit_status") == 0, p.stderr)
     check("prog: its run time", d.get("runtime_s", 0) >= 1.5, str(d.get("runtime_s")))
+    irq = s.get("interrupts", {})
+    check("prog: the interrupts during it (TLB shootdowns, function calls, rescheduling, the timer's)",
+          sorted(irq) == ["CAL", "LOC", "RES", "TLB"] and irq["LOC"] > 0, json.dumps(irq))
     check("prog: its pages located from outside (64 MiB resident at most)",
           s.get("resident_mb_max", 0) >= 64 and s.get("samples", 0) >= 3,
           f"{s.get('resident_mb_max')} MiB in {s.get('samples')} samples")
@@ -147,10 +150,11 @@ with tempfile.TemporaryDirectory() as tmp:
     p, d = prog(tmp, "--membind", "0", cmd=["python3", "-c", hold])
     check("prog: --membind binds it (node 0)", p.returncode == 0 and d.get("steady", {}).get("resident_mb_max", 0) >= 64,
           p.stderr)
-    # The runner's own memory is bound to the fast nodes and locked there (so no
-    # row's tiering moves it, and NUMA balancing does not scan it); the program gets
-    # neither: the default policy in every mapping, nothing locked.
-    p, d = prog(tmp, cmd=["sh", "-c", "grep -c bind: /proc/self/numa_maps; grep VmLck: /proc/self/status"])
+    # The runner's own memory is kept on the fast nodes (preferred) and locked there
+    # (so no row's tiering moves it, and NUMA balancing does not scan it); the
+    # program gets neither: the default policy in every mapping, nothing locked.
+    p, d = prog(tmp, cmd=["sh", "-c", "awk '$2 != \"default\" { n++ } END { print n + 0 }' /proc/self/numa_maps; "
+                              "grep VmLck: /proc/self/status"])
     runner = d.get("runner", {})
     check("prog: its own memory is locked, all of it on the fast nodes",
           p.returncode == 0 and runner.get("locked_mb", 0) >= runner.get("max_rss_mb", 99) * 0.9

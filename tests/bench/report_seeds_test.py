@@ -104,7 +104,9 @@ with tempfile.TemporaryDirectory() as tmp:
             run = {"config": c, "program": "liblinear", "command": ["liblinear-train"],
                    "workload": {"backend": "anon", "locator": "move_pages"}, "exit_status": 0,
                    "runtime_s": t, "cpu_user_s": t, "cpu_sys_s": 1.0,
-                   "steady": dict(span(0, 0), dram_frac=30.0 / t, resident_mb_mean=80.0),
+                   "steady": dict(span(0, 0), dram_frac=30.0 / t, resident_mb_mean=80.0,
+                                  interrupts={"TLB": int(t), "LOC": 1000}),
+                   "runner": {"max_rss_mb": 3.0, "cpu_s": t / 100, "pages_slow": 0},
                    "series": []} if t else {"config": c, "skipped": "row timeout"}
             with open(os.path.join(d, c + ".json"), "w") as f:
                 json.dump(run, f)
@@ -123,6 +125,9 @@ with tempfile.TemporaryDirectory() as tmp:
     check("rel_dram of a program: dram's run time over its own", ll.get("rel_dram") == 0.6 and ll.get("rel_dram_max") == 0.75,
           str(ll.get("rel_dram")))
     check("dram_frac and the DRAM it used", ll.get("dram_frac") == 0.6 and ll.get("dram_mb_used") == 15.0)
+    check("the median seed's interrupts and the runner's own record, as measured",
+          ll.get("interrupts") == {"TLB": 50, "LOC": 1000} and ll.get("runner", {}).get("cpu_s") == 0.5,
+          json.dumps({k: ll.get(k) for k in ("interrupts", "runner")}))
     goal = [g for g in doc["goals"] if g["goal"] == "liblinear: cxltier beats numab2-tuned on run time"]
     check("a program's goal: by run time, seed by seed",
           goal and "median 50.0 s vs 47.5 s" in goal[0]["value"] and "faster in 1 of 2 seeds" in goal[0]["value"]
