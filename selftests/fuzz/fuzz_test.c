@@ -4635,15 +4635,27 @@ TEST_F_TIMEOUT(fuzz, leaks, 60)
 		EXPECT_EQ(256, pages) TH_LOG("pinned-fast pages within a 1 MiB budget: %d", pages);
 	}
 
-	/* Tier nodes: only region pages go there; back to within 64 KiB. */
+	/*
+	 * Tier nodes: only region pages go there; back to within 64 KiB, within 5 s.
+	 * The wait is for frees still under way when the accounting above is whole
+	 * (20 pages were missing once in 35 runs, none in the other 34); a page kept
+	 * for good still fails.
+	 */
 	drop_caches();
 	tiers = tier_mask();
 	for (i = 0; i < MAX_NODES; i++) {
+		int waited;
+
 		if (!((tiers >> i) & 1) || !G->tier_free_kb[i])
 			continue;
-		d = G->tier_free_kb[i] - node_free_kb(i);
-		TH_LOG("node %d (tier): free %ld KiB at start, %ld KiB less now", i,
-		       G->tier_free_kb[i], d);
+		for (waited = 0;; waited++) {
+			d = G->tier_free_kb[i] - node_free_kb(i);
+			if (d <= 64 || waited == 50)
+				break;
+			usleep(100000);
+		}
+		TH_LOG("node %d (tier): free %ld KiB at start, %ld KiB less now (after %d ms)", i,
+		       G->tier_free_kb[i], d, waited * 100);
 		EXPECT_GE(64, d);
 	}
 	/*
