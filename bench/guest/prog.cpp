@@ -385,10 +385,13 @@ int exit_code(int status)
 // row, where 6 did.  Preferred instead of bound (MPOL_PREFERRED_MANY), the pages it
 // needed late, when DRAM was at its watermarks, went to CXL: 23-43 in the
 // NUMA-balancing rows of one run, 2 in no-migration's, none in cxltier's, and its
-// user time rose again to 1.4-3.3 s.  A bound page it needs late is reclaimed for
-// on DRAM instead (none failed in 39 runs of liblinear and dlrm); so that it needs
-// few, the C library keeps what the runner frees (no trimming, no mmap for large
-// blocks) and reuses it.
+// user time rose again to 1.4-3.3 s.  A bound page it needs late must be found on
+// DRAM: by demotion in the kernel's rows, by the module's shrinker in the region
+// rows; failing that the OOM killer would act within DRAM (bound, none failed in 39
+// runs of liblinear and dlrm at 713dc11).  So that it needs few, what is mapped is
+// faulted in at the start, and the C library keeps what the runner frees for reuse
+// (no trimming below 256 MiB free at the top, mmap only for blocks of 32 MiB).
+// Its record says how much is locked (smaps_rollup's Locked) and where it is.
 // The children get the default policy back before exec (exec_child, exec_client).
 void keep_self_fast(const std::set<int> &fast)
 {
@@ -401,11 +404,13 @@ void keep_self_fast(const std::set<int> &fast)
 	}
 	if (syscall(SYS_set_mempolicy, MPOL_BIND_, mask, sizeof(mask) * 8))
 		die(std::string("cannot bind the runner's memory to the fast nodes: ") + strerror(errno));
-	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT))
+	// What is mapped now is faulted in and locked while the row's DRAM has room;
+	// what is mapped later is locked as it faults in (not all of a large mapping).
+	if (mlockall(MCL_CURRENT) || mlockall(MCL_FUTURE | MCL_ONFAULT))
 		die(std::string("cannot lock the runner's memory (mlockall; it needs CAP_IPC_LOCK or a larger RLIMIT_MEMLOCK): ") +
 		    strerror(errno));
-	mallopt(M_TRIM_THRESHOLD, 256 << 20);
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	if (!mallopt(M_TRIM_THRESHOLD, 256 << 20) || !mallopt(M_MMAP_THRESHOLD, 32 << 20))
+		die("mallopt refused the runner's allocator settings");
 }
 
 // A child's memory policy: the default, not the runner's (keep_self_fast).
@@ -469,7 +474,7 @@ void default_policy()
 
 // A field of the runner's own /proc/self/status in KiB: VmHWM, its peak resident
 // memory (not getrusage's ru_maxrss, which keeps the peak of the image before exec:
-// the forked copy of whatever started the runner), VmLck, what keep_self_fast locked.
+// the forked copy of whatever started the runner).
 long self_status_kb(const char *field)
 {
 	std::stringstream in(read_file("/proc/self/status"));
@@ -478,6 +483,19 @@ long self_status_kb(const char *field)
 	while (std::getline(in, line))
 		if (line.compare(0, key.size(), key) == 0)
 			return std::stol(line.substr(key.size()));
+	return 0;
+}
+
+// The runner's locked resident memory in KiB (smaps_rollup's Locked: the pages
+// present and locked, not VmLck, the size of the locked mappings).
+long self_locked_kb()
+{
+	std::stringstream in(read_file("/proc/self/smaps_rollup"));
+	std::string line;
+
+	while (std::getline(in, line))
+		if (line.starts_with("Locked:"))
+			return std::stol(line.substr(7));
 	return 0;
 }
 
@@ -773,7 +791,7 @@ int run(const options &o)
 	for (auto [node, n] : numa_maps_pages(0))
 		(fast.count(node) ? own_fast : own_slow) += n;
 	doc["runner"] = { { "max_rss_mb", double(self_status_kb("VmHWM")) / 1024 },
-			  { "locked_mb", double(self_status_kb("VmLck")) / 1024 },
+			  { "locked_mb", double(self_locked_kb()) / 1024 },
 			  { "cpu_s", seconds(self.ru_utime) + seconds(self.ru_stime) },
 			  { "cpu_user_s", seconds(self.ru_utime) },
 			  { "cpu_sys_s", seconds(self.ru_stime) },

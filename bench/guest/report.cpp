@@ -57,8 +57,8 @@ int64_t prefixed_sum(const json &j, const std::string &prefix)
 }
 
 // A member of @o, or null when @o has none: operator[] on a const json with a key it
-// lacks is undefined behaviour (a program's records have no ops_per_s, ftaf or
-// backend; reading them so crashed cxlt-bench-report now and then).
+// lacks is undefined behaviour (a program's records have no ops_per_s or ftaf in
+// their spans; reading them so crashed cxlt-bench-report once).
 const json &field(const json &o, const char *key)
 {
 	static const json none;

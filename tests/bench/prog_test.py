@@ -150,7 +150,7 @@ with tempfile.TemporaryDirectory() as tmp:
     p, d = prog(tmp, "--membind", "0", cmd=["python3", "-c", hold])
     check("prog: --membind binds it (node 0)", p.returncode == 0 and d.get("steady", {}).get("resident_mb_max", 0) >= 64,
           p.stderr)
-    # The runner's own memory is kept on the fast nodes (preferred) and locked there
+    # The runner's own memory is bound to the fast nodes and locked there
     # (so no row's tiering moves it, and NUMA balancing does not scan it); the
     # program gets neither: the default policy in every mapping, nothing locked.
     p, d = prog(tmp, cmd=["sh", "-c", "awk '$2 != \"default\" { n++ } END { print n + 0 }' /proc/self/numa_maps; "
