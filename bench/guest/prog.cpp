@@ -474,7 +474,7 @@ void default_policy()
 
 // A field of the runner's own /proc/self/status in KiB: VmHWM, its peak resident
 // memory (not getrusage's ru_maxrss, which keeps the peak of the image before exec:
-// the forked copy of whatever started the runner).
+// the forked copy of whatever started the runner), and VmRSS, what it holds now.
 long self_status_kb(const char *field)
 {
 	std::stringstream in(read_file("/proc/self/status"));
@@ -791,6 +791,7 @@ int run(const options &o)
 	for (auto [node, n] : numa_maps_pages(0))
 		(fast.count(node) ? own_fast : own_slow) += n;
 	doc["runner"] = { { "max_rss_mb", double(self_status_kb("VmHWM")) / 1024 },
+			  { "rss_mb", double(self_status_kb("VmRSS")) / 1024 },
 			  { "locked_mb", double(self_locked_kb()) / 1024 },
 			  { "cpu_s", seconds(self.ru_utime) + seconds(self.ru_stime) },
 			  { "cpu_user_s", seconds(self.ru_utime) },

@@ -157,7 +157,7 @@ with tempfile.TemporaryDirectory() as tmp:
                               "grep VmLck: /proc/self/status"])
     runner = d.get("runner", {})
     check("prog: its own memory is locked, all of it on the fast nodes",
-          p.returncode == 0 and runner.get("locked_mb", 0) >= runner.get("max_rss_mb", 99) * 0.9
+          p.returncode == 0 and runner.get("locked_mb", 0) >= runner.get("rss_mb", 99) * 0.9
           and runner.get("pages_fast", 0) > 0 and runner.get("pages_slow", -1) == 0,
           p.stderr + json.dumps(runner))
     check("prog: the program has the default memory policy and nothing locked",
