@@ -376,36 +376,30 @@ int exit_code(int status)
 	_exit(127);
 }
 
-// The runner's own memory goes on the fast nodes and stays there, in every row alike:
-// bound to them (a task policy without MPOL_F_MOF, so NUMA balancing does not scan
-// it either) and locked as it faults in (neither demotion nor reclaim moves it).
-// Left to the rows' tiering, it followed their pressure: in a numab2-budget run of
-// liblinear 157 of its 719 pages ended on CXL, and it used 10.1 s of CPU (7.6 in
-// user space: its own tables, read from CXL under TCG) against 0.9 in cxltier's
-// row, where 6 did.  Preferred instead of bound (MPOL_PREFERRED_MANY), the pages it
-// needed late, when DRAM was at its watermarks, went to CXL: 23-43 in the
-// NUMA-balancing rows of one run, 2 in no-migration's, none in cxltier's, and its
-// user time rose again to 1.4-3.3 s.  A bound page it needs late must be found on
-// DRAM: by demotion in the kernel's rows, by the module's shrinker in the region
-// rows; failing that the OOM killer would act within DRAM (bound, none failed in 39
-// runs of liblinear and dlrm at 713dc11).  So that it needs few, what is mapped is
-// faulted in at the start, and the C library keeps what the runner frees for reuse
-// (no trimming below 256 MiB free at the top, mmap only for blocks of 32 MiB).
-// Its record says how much is locked (smaps_rollup's Locked) and where it is.
-// The children get the default policy back before exec (exec_child, exec_client).
-void keep_self_fast(const std::set<int> &fast)
+// set_mempolicy(2) with @mode over @nodes; die() on a node out of range.
+long set_policy(int mode, const std::set<int> &nodes)
 {
 	unsigned long mask[16] = {};
 
-	for (int n : fast) {
+	for (int n : nodes) {
 		if (n < 0 || n >= int(sizeof(mask) * 8))
-			die("fast node " + std::to_string(n) + " is out of range");
+			die("node " + std::to_string(n) + " is out of range");
 		mask[n / 64] |= 1UL << (n % 64);
 	}
-	if (syscall(SYS_set_mempolicy, MPOL_BIND_, mask, sizeof(mask) * 8))
+	return syscall(SYS_set_mempolicy, mode, mask, sizeof(mask) * 8);
+}
+
+// The runner's own memory stays on the fast nodes in every row alike: bound (a task
+// policy without MPOL_F_MOF, which NUMA balancing does not scan either) and locked
+// (unevictable: not demoted).  Left to a row's tiering it followed the row's
+// pressure onto CXL, where TCG runs it many times slower; preferred instead of bound,
+// its late pages still went there (guest-bench.rst).  So that it needs few pages
+// late, what is mapped is faulted in now, while the row's DRAM has room, and the C
+// library keeps what it frees for reuse.  Children get the default policy back.
+void keep_self_fast(const std::set<int> &fast)
+{
+	if (set_policy(MPOL_BIND_, fast))
 		die(std::string("cannot bind the runner's memory to the fast nodes: ") + strerror(errno));
-	// What is mapped now is faulted in and locked while the row's DRAM has room;
-	// what is mapped later is locked as it faults in (not all of a large mapping).
 	if (mlockall(MCL_CURRENT) || mlockall(MCL_FUTURE | MCL_ONFAULT))
 		die(std::string("cannot lock the runner's memory (mlockall; it needs CAP_IPC_LOCK or a larger RLIMIT_MEMLOCK): ") +
 		    strerror(errno));
@@ -454,10 +448,8 @@ void default_policy()
 			_exit(126);
 		}
 	}
-	if (o.membind >= 0) {
-		unsigned long mask[16] = {};
-		mask[o.membind / 64] |= 1UL << (o.membind % 64);
-		if (syscall(SYS_set_mempolicy, MPOL_BIND_, mask, sizeof(mask) * 8)) {
+	if (o.membind >= 0) {	// 0-1023, checked by the options' parser
+		if (set_policy(MPOL_BIND_, { o.membind })) {
 			fprintf(stderr, "cxlt-bench-prog: set_mempolicy(node %d): %s\n", o.membind,
 				strerror(errno));
 			_exit(126);
@@ -472,30 +464,19 @@ void default_policy()
 	exec_argv(argv);
 }
 
-// A field of the runner's own /proc/self/status in KiB: VmHWM, its peak resident
-// memory (not getrusage's ru_maxrss, which keeps the peak of the image before exec:
-// the forked copy of whatever started the runner), and VmRSS, what it holds now.
-long self_status_kb(const char *field)
+// A "Key: N kB" line of a /proc file of the runner's own, in KiB (0 when absent):
+// status's VmHWM, its peak resident memory (not getrusage's ru_maxrss, which keeps
+// the peak of the image before exec), VmRSS, what it holds now, and smaps_rollup's
+// Locked, the pages present and locked (not VmLck, the size of the locked mappings).
+long self_kb(const char *file, const char *key)
 {
-	std::stringstream in(read_file("/proc/self/status"));
-	std::string line, key = std::string(field) + ":";
-
-	while (std::getline(in, line))
-		if (line.compare(0, key.size(), key) == 0)
-			return std::stol(line.substr(key.size()));
-	return 0;
-}
-
-// The runner's locked resident memory in KiB (smaps_rollup's Locked: the pages
-// present and locked, not VmLck, the size of the locked mappings).
-long self_locked_kb()
-{
-	std::stringstream in(read_file("/proc/self/smaps_rollup"));
+	std::stringstream in(read_file(std::string("/proc/self/") + file));
 	std::string line;
+	const size_t n = strlen(key);
 
 	while (std::getline(in, line))
-		if (line.starts_with("Locked:"))
-			return std::stol(line.substr(7));
+		if (line.compare(0, n, key) == 0 && line.size() > n && line[n] == ':')
+			return std::stol(line.substr(n + 1));
 	return 0;
 }
 
@@ -790,9 +771,9 @@ int run(const options &o)
 	uint64_t own_fast = 0, own_slow = 0;
 	for (auto [node, n] : numa_maps_pages(0))
 		(fast.count(node) ? own_fast : own_slow) += n;
-	doc["runner"] = { { "max_rss_mb", double(self_status_kb("VmHWM")) / 1024 },
-			  { "rss_mb", double(self_status_kb("VmRSS")) / 1024 },
-			  { "locked_mb", double(self_locked_kb()) / 1024 },
+	doc["runner"] = { { "max_rss_mb", double(self_kb("status", "VmHWM")) / 1024 },
+			  { "rss_mb", double(self_kb("status", "VmRSS")) / 1024 },
+			  { "locked_mb", double(self_kb("smaps_rollup", "Locked")) / 1024 },
 			  { "cpu_s", seconds(self.ru_utime) + seconds(self.ru_stime) },
 			  { "cpu_user_s", seconds(self.ru_utime) },
 			  { "cpu_sys_s", seconds(self.ru_stime) },

@@ -62,9 +62,9 @@ int64_t prefixed_sum(const json &j, const std::string &prefix)
 const json &field(const json &o, const char *key)
 {
 	static const json none;
-	const auto it = o.is_object() ? o.find(key) : o.end();
+	const auto it = o.find(key);	// end() for a non-object
 
-	return o.is_object() && it != o.end() ? *it : none;
+	return it != o.end() ? *it : none;
 }
 
 // The record of one span (warm-up or steady state) of one configuration.
@@ -105,8 +105,8 @@ json span(const json &run, const json &s)
 		r["cpu"]["daemon_pct"] = 100.0 * double(num(ctr, "cpu_ns")) /
 					 (field(s, "seconds").get<double>() * 1e9);
 	r["vmstat"] = vm;
-	if (s.contains("interrupts"))
-		r["interrupts"] = field(s, "interrupts");
+	if (const json &irq = field(s, "interrupts"); !irq.is_null())
+		r["interrupts"] = irq;
 	if (!be.is_null())
 		r["region_stat"] = be;
 	if (ctr.is_object() && !ctr.empty())
@@ -211,7 +211,8 @@ json make_prog_record(const std::string &prog, const std::string &c, const json 
 	r["cpu_user_s"] = run["cpu_user_s"];
 	r["cpu_sys_s"] = run["cpu_sys_s"];
 	r["command"] = run["command"];
-	// The measuring runner's own peak memory and CPU time (null before it said).
+	// The measuring runner's own record: its memory, where it is, its CPU time (null
+	// before it said).
 	r["runner"] = run.contains("runner") ? run["runner"] : json(nullptr);
 	if (server) {
 		r["client_command"] = run["client_command"];
