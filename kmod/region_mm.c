@@ -112,6 +112,7 @@ MODULE_PARM_DESC(fast_user_pct,
 static struct {
 	atomic_long_t fast;			/* charged to fast_budget_mb */
 	atomic_long_t node[MAX_NUMNODES];	/* region pages on each node */
+	atomic_t tables;			/* page tables not freed yet */
 } cxlt_acct;
 
 /*
@@ -613,6 +614,7 @@ int cxlt_region_table_alloc(struct cxlt_region *r)
 {
 	xa_init(&r->chunks);
 	atomic_long_set(&r->span_chunks, 0);
+	atomic_inc(&cxlt_acct.tables);
 	return 0;
 }
 
@@ -663,6 +665,7 @@ void cxlt_region_table_free(struct cxlt_region *r)
 	xa_for_each(&r->chunks, c, chunk)
 		free_page((unsigned long)chunk);
 	xa_destroy(&r->chunks);
+	atomic_dec(&cxlt_acct.tables);
 }
 
 /**
@@ -1118,7 +1121,12 @@ static const struct address_space_operations cxlt_region_aops = {
 	.error_remove_folio = cxlt_region_error_remove_folio,
 };
 
-/* debugfs "accounting": the module-wide counters, for tests and operators. */
+/*
+ * debugfs "accounting": the module-wide counters, for tests and operators.
+ * "regions": regions with pages (not persistent ones), destroyed ones too until
+ * their last user lets go and their pages are freed; last, as tests match the
+ * first line.
+ */
 static int cxlt_acct_show(struct seq_file *m, void *unused)
 {
 	int nid;
@@ -1128,6 +1136,7 @@ static int cxlt_acct_show(struct seq_file *m, void *unused)
 		if (atomic_long_read(&cxlt_acct.node[nid]))
 			seq_printf(m, "node%d_pages %ld\n", nid,
 				   atomic_long_read(&cxlt_acct.node[nid]));
+	seq_printf(m, "regions %d\n", atomic_read(&cxlt_acct.tables));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cxlt_acct);
