@@ -131,6 +131,11 @@ static struct {
 	atomic64_t moved_bytes;
 	atomic64_t batches;
 	atomic64_t cpu_ns;
+	/* Where the daemon's periods go (wall time; see the ABI document). */
+	atomic64_t arm_ns;
+	atomic64_t harvest_ns;
+	atomic64_t decide_ns;
+	atomic64_t move_ns;
 	atomic64_t managed_pages;
 	atomic64_t fast_pages;
 	atomic64_t metadata_bytes;
@@ -433,6 +438,15 @@ static bool cxlt_layout(struct cxlt_region **snap, int n, u64 gen)
 
 /* --- one period -------------------------------------------------------------------- */
 
+/* Add the time since @start to @ctr; returns now. */
+static u64 cxlt_time_add(atomic64_t *ctr, u64 start)
+{
+	u64 now = local_clock();
+
+	atomic64_add(now - start, ctr);
+	return now;
+}
+
 static u32 cxlt_rp_class(u32 bits)
 {
 	if (((bits & CXLT_RP_STATE_MASK) >> CXLT_RP_STATE_SHIFT) != CXLT_RP_PRESENT)
@@ -675,7 +689,7 @@ static void cxlt_decide(u64 sampled, u64 accessed)
 	};
 	struct cxlt_policy_stats st;
 	struct cxlt_policy_params p;
-	u64 now = local_clock();
+	u64 now = local_clock(), t = now;
 
 	cxlt_params(&p, cxlt_d.last_select_ns ? now - cxlt_d.last_select_ns : 0);
 	cxlt_d.last_select_ns = now;
@@ -686,11 +700,14 @@ static void cxlt_decide(u64 sampled, u64 accessed)
 		cxlt_d.period++;	/* 0 is no daemon move's (cxlt_move_stamp()) */
 	atomic64_inc(&cxlt_dstat.periods);
 	if (p.budget && !cxlt_policy_select(cxlt_d.pol, &plan)) {
+		t = cxlt_time_add(&cxlt_dstat.decide_ns, t);
 		cxlt_move_slots(plan.demote, plan.nr_demote, false);
 		cxlt_move_slots(plan.promote, plan.nr_promote, true);
+		t = cxlt_time_add(&cxlt_dstat.move_ns, t);
 	}
 	cxlt_heat_histogram();
 	cxlt_policy_get_stats(cxlt_d.pol, &st);
+	cxlt_time_add(&cxlt_dstat.decide_ns, t);
 	trace_cxlt_period(cxlt_d.period, cxlt_d.nr_lay, sampled, accessed, plan.nr_promote,
 			  plan.nr_demote, st.promote_candidates, st.hot_heat,
 			  local_clock() - now);
@@ -735,7 +752,7 @@ static void cxlt_daemon_period(void)
 	u32 win_len, win_lo;
 	bool orphan;
 	unsigned int i;
-	u64 gen;
+	u64 gen, t;
 	int n;
 
 	n = cxlt_regions_snapshot(&snap, &gen);
@@ -767,15 +784,19 @@ static void cxlt_daemon_period(void)
 	else
 		win_len = cxlt_d.npages;
 	/* Arm the window, let the workload run for the observation window, harvest. */
+	t = local_clock();
 	for (i = 0; i < cxlt_d.nr_lay; i++)
 		cxlt_sync_region(&cxlt_d.lay[i], win_lo, win_len, true, NULL, NULL);
+	cxlt_time_add(&cxlt_dstat.arm_ns, t);
 	if (!cxlt_d.window_ns)
 		cxlt_d.window_ns = CXLT_WINDOW_START_NS;
 	cxlt_d.window_ns = min_t(u64, cxlt_d.window_ns,
 				 (u64)READ_ONCE(cxlt_tun.period_ms) * NSEC_PER_MSEC);
 	orphan = cxlt_watch(cxlt_d.window_ns);
+	t = local_clock();
 	for (i = 0; i < cxlt_d.nr_lay; i++)
 		cxlt_sync_region(&cxlt_d.lay[i], win_lo, win_len, false, &sampled, &accessed);
+	cxlt_time_add(&cxlt_dstat.harvest_ns, t);
 	if (!orphan)
 		cxlt_adapt_window(sampled, accessed);
 
@@ -957,6 +978,10 @@ static struct cxlt_stat_attr cxlt_stat_attrs[] = {
 	{ __ATTR(moved_bytes, 0444, cxlt_stat_show, NULL), &cxlt_dstat.moved_bytes },
 	{ __ATTR(batches, 0444, cxlt_stat_show, NULL), &cxlt_dstat.batches },
 	{ __ATTR(cpu_ns, 0444, cxlt_stat_show, NULL), &cxlt_dstat.cpu_ns },
+	{ __ATTR(arm_ns, 0444, cxlt_stat_show, NULL), &cxlt_dstat.arm_ns },
+	{ __ATTR(harvest_ns, 0444, cxlt_stat_show, NULL), &cxlt_dstat.harvest_ns },
+	{ __ATTR(decide_ns, 0444, cxlt_stat_show, NULL), &cxlt_dstat.decide_ns },
+	{ __ATTR(move_ns, 0444, cxlt_stat_show, NULL), &cxlt_dstat.move_ns },
 	{ __ATTR(managed_pages, 0444, cxlt_stat_show, NULL), &cxlt_dstat.managed_pages },
 	{ __ATTR(fast_pages, 0444, cxlt_stat_show, NULL), &cxlt_dstat.fast_pages },
 	{ __ATTR(metadata_bytes, 0444, cxlt_stat_show, NULL), &cxlt_dstat.metadata_bytes },

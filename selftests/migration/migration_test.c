@@ -340,6 +340,22 @@ FIXTURE_TEARDOWN(mig)
 			write_u64(saved_names[i], self->saved[i]);
 }
 
+/* The daemon's time in the parts of its periods (stats/), in this order. */
+static const char *const phase_names[] = { "arm_ns", "harvest_ns", "decide_ns", "move_ns" };
+#define NR_PHASES	(sizeof(phase_names) / sizeof(phase_names[0]))
+
+static int phases(uint64_t *ns)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_PHASES; i++) {
+		ns[i] = cxlt_read_u64(DAEMON "stats/%s%s", phase_names[i], "");
+		if (ns[i] == UINT64_MAX)
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * The skewed workload's region: 4 MiB of DRAM budget, @pages of region touched in
  * order (so the first 4 MiB are in DRAM), the daemon sampling 4 MiB a period (a
@@ -394,16 +410,30 @@ static int read_until_promoted(FIXTURE_DATA(mig) *self, unsigned long hot0,
 TEST_F_TIMEOUT(mig, hot_up_cold_down, 300)
 {
 	const unsigned long pages = 16 * MB / PAGE, hot0 = 2048, nhot = 512;
+	uint64_t ph0[NR_PHASES], ph1[NR_PHASES], sum = 0;
 	unsigned long i;
 	struct where hot, cold, khot;
-	double t;
+	double t, t0;
 
 	if (!nr_tiers)
 		SKIP(return, "no CXL tier registered");
 	ASSERT_EQ(0, skewed_region(self, pages, hot0, nhot))
 		TH_LOG("the hot set should start on CXL");
 
+	ASSERT_EQ(0, phases(ph0));
+	t0 = now_s();
 	ASSERT_EQ(0, read_until_promoted(self, hot0, nhot, &hot, &t));
+	/* Each part of the daemon's periods had its time, none more than there was. */
+	ASSERT_EQ(0, phases(ph1));
+	for (i = 0; i < NR_PHASES; i++) {
+		EXPECT_LT(ph0[i], ph1[i]) TH_LOG("stats/%s did not grow", phase_names[i]);
+		sum += ph1[i] - ph0[i];
+	}
+	/* A phase under way at the first reading counts whole: one period's slack. */
+	EXPECT_GE((uint64_t)((now_s() - t0 + 2) * 1e9), sum) TH_LOG("the phases overlap");
+	ksft_print_msg("daemon: arm %.0f ms, harvest %.0f ms, decide %.0f ms, move %.0f ms\n",
+		       (ph1[0] - ph0[0]) / 1e6, (ph1[1] - ph0[1]) / 1e6, (ph1[2] - ph0[2]) / 1e6,
+		       (ph1[3] - ph0[3]) / 1e6);
 	ASSERT_EQ(0, where(self->fd, 0, 1024, &cold));
 	ASSERT_EQ(0, kernel_where(self->p, hot0, nhot, &khot));
 	ksft_print_msg("after %.1f s: hot pages in DRAM %d/%lu (kernel: %d); first-touched cold pages moved to CXL %d/1024\n",

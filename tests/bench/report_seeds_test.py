@@ -94,6 +94,9 @@ with tempfile.TemporaryDirectory() as tmp:
           rec["cxltier"].get("seeds") == [1] and "medians over 1 seed " in p.stdout, p.stderr)
 
     # A real program's rows (folder liblinear of each seed): by run time.
+    # The daemon's counters over 40 s: 5% of a CPU, 1% of it sampling and policy.
+    DAEMON = {"cpu_ns": 2_000_000_000, "arm_ns": 200_000_000, "harvest_ns": 100_000_000,
+              "decide_ns": 100_000_000, "move_ns": 1_600_000_000}
     PROG_RUNS = {1: {"cxltier": 60.0, "numab2-tuned": 50.0, "dram": 30.0},
                  2: {"cxltier": 40.0, "numab2-tuned": 45.0, "dram": 30.0},
                  3: {"cxltier": 50.0, "numab2-tuned": None, "dram": 30.0}}
@@ -105,7 +108,8 @@ with tempfile.TemporaryDirectory() as tmp:
                    "workload": {"backend": "anon", "locator": "move_pages"}, "exit_status": 0,
                    "runtime_s": t, "cpu_user_s": t, "cpu_sys_s": 1.0,
                    "steady": dict(span(0, 0), dram_frac=30.0 / t, resident_mb_mean=80.0,
-                                  interrupts={"TLB": int(t), "LOC": 1000}),
+                                  interrupts={"TLB": int(t), "LOC": 1000},
+                                  counters=DAEMON if c == "cxltier" else {}),
                    "runner": {"max_rss_mb": 3.0, "cpu_s": t / 100, "pages_slow": 0},
                    "series": []} if t else {"config": c, "skipped": "row timeout"}
             with open(os.path.join(d, c + ".json"), "w") as f:
@@ -133,6 +137,11 @@ with tempfile.TemporaryDirectory() as tmp:
           goal and "median 50.0 s vs 47.5 s" in goal[0]["value"] and "faster in 1 of 2 seeds" in goal[0]["value"]
           and goal[0]["met"] is False, goal[0]["value"] if goal else json.dumps(doc["goals"]))
     check("a program's table", "liblinear:" in p.stdout and "40.0-60.0" in p.stdout, p.stdout)
+    goal = [g for g in doc["goals"] if g["goal"] == "liblinear: cxltier's daemon CPU below 3% of one core"]
+    check("a program's daemon CPU goal, split into sampling and moving pages",
+          goal and goal[0]["value"] == "5.00% (sampling and policy 1.00%, moving pages 4.00%)"
+          and goal[0]["met"] is False and ll.get("cpu", {}).get("daemon_move_pct") == 4.0,
+          goal[0]["value"] if goal else json.dumps(doc["goals"]))
     p = subprocess.run([REPORT, "--results", res, "--json", out, "--configs", "cxltier,dram",
                         "--programs", "liblinear"], capture_output=True, text=True)
     check("a program alone: no Zipf table", p.returncode == 0 and "ops/s" not in p.stdout and "liblinear:" in p.stdout,
