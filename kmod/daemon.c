@@ -131,7 +131,7 @@ static struct {
 	atomic64_t moved_bytes;
 	atomic64_t batches;
 	atomic64_t cpu_ns;
-	/* Where the daemon's periods go (wall time; see the ABI document). */
+	/* Where the daemon's periods go (wall time, monotonic; see the ABI document). */
 	atomic64_t arm_ns;
 	atomic64_t harvest_ns;
 	atomic64_t decide_ns;
@@ -438,10 +438,10 @@ static bool cxlt_layout(struct cxlt_region **snap, int n, u64 gen)
 
 /* --- one period -------------------------------------------------------------------- */
 
-/* Add the time since @start to @ctr; returns now. */
+/* Add the time since @start (ktime_get_ns()) to @ctr; returns now. */
 static u64 cxlt_time_add(atomic64_t *ctr, u64 start)
 {
-	u64 now = local_clock();
+	u64 now = ktime_get_ns();
 
 	atomic64_add(now - start, ctr);
 	return now;
@@ -689,7 +689,7 @@ static void cxlt_decide(u64 sampled, u64 accessed)
 	};
 	struct cxlt_policy_stats st;
 	struct cxlt_policy_params p;
-	u64 now = local_clock(), t = now;
+	u64 now = local_clock(), t = ktime_get_ns();
 
 	cxlt_params(&p, cxlt_d.last_select_ns ? now - cxlt_d.last_select_ns : 0);
 	cxlt_d.last_select_ns = now;
@@ -784,7 +784,7 @@ static void cxlt_daemon_period(void)
 	else
 		win_len = cxlt_d.npages;
 	/* Arm the window, let the workload run for the observation window, harvest. */
-	t = local_clock();
+	t = ktime_get_ns();
 	for (i = 0; i < cxlt_d.nr_lay; i++)
 		cxlt_sync_region(&cxlt_d.lay[i], win_lo, win_len, true, NULL, NULL);
 	cxlt_time_add(&cxlt_dstat.arm_ns, t);
@@ -793,7 +793,7 @@ static void cxlt_daemon_period(void)
 	cxlt_d.window_ns = min_t(u64, cxlt_d.window_ns,
 				 (u64)READ_ONCE(cxlt_tun.period_ms) * NSEC_PER_MSEC);
 	orphan = cxlt_watch(cxlt_d.window_ns);
-	t = local_clock();
+	t = ktime_get_ns();
 	for (i = 0; i < cxlt_d.nr_lay; i++)
 		cxlt_sync_region(&cxlt_d.lay[i], win_lo, win_len, false, &sampled, &accessed);
 	cxlt_time_add(&cxlt_dstat.harvest_ns, t);

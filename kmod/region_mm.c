@@ -1123,8 +1123,8 @@ static const struct address_space_operations cxlt_region_aops = {
 
 /*
  * debugfs "accounting": the module-wide counters, for tests and operators.
- * "regions": regions with pages (not persistent ones), destroyed ones too until
- * their last user lets go and their pages are freed; last, as tests match the
+ * "regions": regions whose page table is not freed yet (not persistent ones),
+ * destroyed ones too until their last user lets go; last, as tests match the
  * first line.
  */
 static int cxlt_acct_show(struct seq_file *m, void *unused)

@@ -105,8 +105,9 @@ json span(const json &run, const json &s)
 		const double ns = field(s, "seconds").get<double>() * 1e9;
 
 		r["cpu"]["daemon_pct"] = 100.0 * double(num(ctr, "cpu_ns")) / ns;
-		// Where the daemon's time went: sampling and the policy, or copying the
-		// pages it moves (which the kernel's rows do in kswapd and in faults).
+		// Where the daemon's time went, in wall time (its phases; cpu_ns is CPU
+		// time): sampling and the policy, or moving pages (which the kernel's rows
+		// do in kswapd and in faults).
 		if (ctr.contains("move_ns")) {
 			r["cpu"]["daemon_sampling_pct"] =
 				100.0 * double(num(ctr, "arm_ns") + num(ctr, "harvest_ns") + num(ctr, "decide_ns")) / ns;
@@ -359,7 +360,7 @@ goal daemon_cpu_goal(const std::string &text, const std::vector<row> &rows)
 	double pct = cpu.contains("daemon_pct") ? cpu["daemon_pct"].get<double>()
 						: cpu["threads_pct"].get<double>();
 	std::string split = cpu.contains("daemon_move_pct")
-		? fmt::format(" (sampling and policy {:.2f}%, moving pages {:.2f}%)",
+		? fmt::format(" (in wall time: sampling and policy {:.2f}%, moving pages {:.2f}%)",
 			      cpu["daemon_sampling_pct"].get<double>(), cpu["daemon_move_pct"].get<double>())
 		: "";
 	return { text, fmt::format("{:.2f}%{}", pct, split), pct < 3.0 };
