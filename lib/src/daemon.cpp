@@ -46,7 +46,8 @@ constexpr tunable_range tunable_ranges[] = {
 constexpr const char *counter_order[] = {
 	"periods",	  "sampled_pages", "accessed_pages", "promoted_pages", "demoted_pages",
 	"pingpong_pages", "skipped_pinned", "skipped_busy",  "failed_pages",	"moved_bytes",
-	"batches",	  "cpu_ns",	   "managed_pages",  "fast_pages",	"metadata_bytes",
+	"batches",	  "cpu_ns",	   "arm_ns",	     "harvest_ns",	"decide_ns",
+	"move_ns",	  "managed_pages", "fast_pages",     "metadata_bytes",
 };
 
 constexpr const char *heat_file = "heat";

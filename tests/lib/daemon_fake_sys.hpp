@@ -28,7 +28,9 @@ inline const std::vector<std::pair<std::string, std::string>> default_counters =
 	{"promoted_pages", "3000"},  {"demoted_pages", "1000"},	 {"pingpong_pages", "12"},
 	{"skipped_pinned", "3"},     {"skipped_busy", "1"},	 {"failed_pages", "2"},
 	{"moved_bytes", "16384000"}, {"batches", "90"},		 {"cpu_ns", "250000000"},
-	{"managed_pages", "65536"},  {"fast_pages", "16384"},	 {"metadata_bytes", "1048576"},
+	{"arm_ns", "20000000"},	     {"harvest_ns", "5000000"},	 {"decide_ns", "15000000"},
+	{"move_ns", "200000000"},    {"managed_pages", "65536"}, {"fast_pages", "16384"},
+	{"metadata_bytes", "1048576"},
 };
 
 inline constexpr const char *default_heat = "fast 100 0 0 0 0 0 0 200 4000 0 0 0 0 0 0 0\n"

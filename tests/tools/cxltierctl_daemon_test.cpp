@@ -179,6 +179,11 @@ TEST_F(DaemonCommandTest, StatsTables)
 	std::string out = run_ok({"stats"});
 	EXPECT_THAT(out, StartsWith("Daemon: enabled, 120 periods, 0.250 s of CPU\n"));
 	EXPECT_THAT(line_starting(out, "moved_bytes"), AllOf(HasSubstr("16384000"), HasSubstr("15.6 MiB")));
+	// The parts of the daemon's periods, in seconds, after its CPU time.
+	EXPECT_THAT(line_starting(out, "move_ns"), AllOf(HasSubstr("200000000"), HasSubstr("0.200 s")));
+	EXPECT_LT(out.find("\ncpu_ns"), out.find("\narm_ns"));
+	EXPECT_LT(out.find("\ndecide_ns"), out.find("\nmove_ns"));
+	EXPECT_LT(out.find("\nmove_ns"), out.find("\nmanaged_pages"));
 	EXPECT_THAT(line_starting(out, "32768-36863"), AllOf(HasSubstr("4000"), HasSubstr("500")));
 	EXPECT_THAT(line_starting(out, "region0"), AllOf(HasSubstr("3000"), HasSubstr("1000")));
 	EXPECT_THAT(line_starting(out, "kv "), AllOf(HasSubstr("25.0%"), HasSubstr("30.0%")));

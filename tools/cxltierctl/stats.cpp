@@ -91,7 +91,7 @@ std::string counter_unit(const std::string &name, std::uint64_t v)
 {
 	if (name.ends_with("_bytes"))
 		return human_size(v);
-	if (name == "cpu_ns")
+	if (name.ends_with("_ns"))
 		return fmt::format("{:.3f} s", static_cast<double>(v) / 1e9);
 	// Pages that are memory now or moved, not observations of pages.
 	if (name.ends_with("_pages") && name != "sampled_pages" && name != "accessed_pages")
