@@ -356,13 +356,13 @@ goal daemon_cpu_goal(const std::string &text, const std::vector<row> &rows)
 
 	if (!ours)
 		return { text, "n/a: " + why_missing(rows, "cxltier"), {} };
-	const json &cpu = (*ours)["cpu"];
-	double pct = cpu.contains("daemon_pct") ? cpu["daemon_pct"].get<double>()
-						: cpu["threads_pct"].get<double>();
-	std::string split = cpu.contains("daemon_move_pct")
-		? fmt::format(" (in wall time: sampling and policy {:.2f}%, moving pages {:.2f}%)",
-			      cpu["daemon_sampling_pct"].get<double>(), cpu["daemon_move_pct"].get<double>())
-		: "";
+	const json &cpu = field(*ours, "cpu"), &daemon = field(cpu, "daemon_pct");
+	double pct = (daemon.is_null() ? field(cpu, "threads_pct") : daemon).get<double>();
+	const json &move = field(cpu, "daemon_move_pct");
+	std::string split = move.is_null()
+		? ""
+		: fmt::format(" (in wall time: sampling and policy {:.2f}%, moving pages {:.2f}%)",
+			      field(cpu, "daemon_sampling_pct").get<double>(), move.get<double>());
 	return { text, fmt::format("{:.2f}%{}", pct, split), pct < 3.0 };
 }
 
