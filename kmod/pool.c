@@ -545,8 +545,16 @@ static int cxlt_pool_attach(struct cxlt_pool *pool, u32 ways, u32 granularity)
 		return rc;
 	}
 	n = pool->pc.entries;
+	/*
+	 * A shared pool attached again (it was lost): its heartbeat may still be due
+	 * from before, and must not see the state and table change under it.
+	 * The heartbeat never takes @lock.
+	 */
+	if (pool->shared)
+		cancel_delayed_work_sync(&pool->hb_work);
 	pool->sb = *sb;
 	cxlt_pc_inval_table(&pool->pc);
+	kvfree(pool->ents);
 	pool->ents = kvcalloc(n, sizeof(*pool->ents), GFP_KERNEL);
 	if (!pool->ents) {
 		snprintf(pool->error, sizeof(pool->error), "out of memory");
@@ -1849,12 +1857,16 @@ void cxlt_pools_scan(void)
 	for (i = 0; i < scan->n; i++) {
 		struct device *dev = scan->devs[i];
 
-		if (cxlt_cxl_region_info(dev, info))
-			continue;
 		pool = NULL;
 		list_for_each_entry(tmp, &cxlt_pools.list, node)
 			if (tmp->dev == dev)
 				pool = tmp;
+		/* Its region is there: a read of its attributes that failed loses nothing. */
+		if (cxlt_cxl_region_info(dev, info)) {
+			if (pool)
+				pool->seen = true;
+			continue;
+		}
 		/* Shared pools are attached and tried by hand (pool_attach), not found. */
 		if (pool && pool->shared) {
 			pool->seen = true;

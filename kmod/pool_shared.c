@@ -529,6 +529,8 @@ static unsigned int cxlt_shared_collect(struct cxlt_pool *pool, struct cxlt_regi
 	unsigned int n, room;
 
 	for (;;) {
+		bool grew;
+
 		n = 0;
 		scoped_guard(spinlock, &pool->rlock)
 			room = list_count_nodes(&pool->regions);
@@ -536,14 +538,17 @@ static unsigned int cxlt_shared_collect(struct cxlt_pool *pool, struct cxlt_regi
 		arr = kmalloc_array(max(room, 1U), sizeof(*arr), GFP_KERNEL);
 		if (!arr)
 			break;
+		/* Inside scoped_guard(), break and continue leave only the guard's loop. */
 		scoped_guard(spinlock, &pool->rlock) {
-			if (list_count_nodes(&pool->regions) > room)
-				continue;
+			grew = list_count_nodes(&pool->regions) > room;
+			if (grew)
+				break;
 			list_for_each_entry(r, &pool->regions, pool_link)
 				if (r->pool_inc == pool->inc && kref_get_unless_zero(&r->ref))
 					arr[n++] = r;
 		}
-		break;
+		if (!grew)
+			break;
 	}
 	*out = arr;
 	return n;
@@ -788,9 +793,14 @@ void cxlt_shared_stop(struct cxlt_pool *pool)
 {
 	if (!pool->shared)
 		return;
-	cancel_delayed_work_sync(&pool->hb_work);
-	cancel_work_sync(&pool->maint_work);
-	cancel_work_sync(&pool->fence_work);
+	/*
+	 * Disabled, not only cancelled: a create whose lock attempt timed out, or a
+	 * region file closed after the drop, still queues @maint_work, and the pool
+	 * may be freed as soon as they let go of it.  The pool is never used again.
+	 */
+	disable_delayed_work_sync(&pool->hb_work);
+	disable_work_sync(&pool->maint_work);
+	disable_work_sync(&pool->fence_work);
 }
 
 /**

@@ -15,7 +15,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/share" "$work/persist"
 cp "$ROOT/tests/pool/pair_guest.sh" "$ROOT/tests/pool/guest_lib.sh" "$work/share/"
-out=$(CXLT_PERSIST_DIR=$work/persist "$ROOT/qemu/cluster" --fresh --share "$work/share" \
+# --stop-on-failure: a host that dies (a panic) leaves the other waiting for it until
+# the timeout; stopped at once instead, the run ends with the dead host's reason.
+out=$(CXLT_PERSIST_DIR=$work/persist "$ROOT/qemu/cluster" --fresh --stop-on-failure --share "$work/share" \
 	--timeout 900 --env "CXLT_POOL_ROUNDS=$rounds" -- sh ./pair_guest.sh 2>&1 | tee /dev/stderr)
 rc=$?
 pass=$(grep -E '^\[[AB]\] ok [0-9]+ ' <<<"$out" | grep -cv '# SKIP')

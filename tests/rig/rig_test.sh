@@ -315,8 +315,21 @@ rm -rf "$dir"
 
 expect "command's exit status comes back" 7 "" -- --topology single --timeout 120 -- \
 	sh -c 'exit 7'
-expect "guest panic is reported" 125 "guest kernel panicked" -- --topology single \
-	--timeout 120 -- sh -c 'echo c >/proc/sysrq-trigger'
+# A panic says where it happened: the task and the call trace (sysrq's crash panics
+# in sysrq_handle_crash, under sh's write(2) to /proc/sysrq-trigger).
+err=$("$RUN" --topology single --timeout 120 -- sh -c 'echo c >/proc/sysrq-trigger' 2>&1 >/dev/null)
+rc=$?
+if [ $rc -ne 125 ]; then
+	not_ok "guest panic is reported" "exit $rc, want 125; stderr: $(tail -n1 <<<"$err")"
+elif [ "$(head -n1 <<<"$err")" != "qemu/run: guest kernel panicked: sysrq triggered crash" ]; then
+	not_ok "guest panic is reported" "first line: $(head -n1 <<<"$err")"
+elif ! grep -qE '^qemu/run:   in CPU [0-9]+, PID [0-9]+ \(sh\)$' <<<"$err"; then
+	not_ok "guest panic is reported" "no line naming the task: $err"
+elif ! grep -qE '^qemu/run:   call trace: .*< sysrq_handle_crash\+0x[0-9a-f]+/0x[0-9a-f]+ < .* < ksys_write\+' <<<"$err"; then
+	not_ok "guest panic is reported" "no call trace from ksys_write to sysrq_handle_crash: $err"
+else
+	ok "guest panic is reported, with the task and its call trace"
+fi
 expect "module load failure is reported" 125 "cxltier.ko failed to load" -- \
 	--topology single --timeout 120 --modparams rescan_delay_ms=99999 -- true
 # Whether the guest is still booting or already sleeping when time is up, it is 124.
