@@ -555,6 +555,7 @@ static int cxlt_pool_attach(struct cxlt_pool *pool, u32 ways, u32 granularity)
 	pool->sb = *sb;
 	cxlt_pc_inval_table(&pool->pc);
 	kvfree(pool->ents);
+	pool->ents = NULL;
 	pool->ents = kvcalloc(n, sizeof(*pool->ents), GFP_KERNEL);
 	if (!pool->ents) {
 		snprintf(pool->error, sizeof(pool->error), "out of memory");

@@ -529,7 +529,7 @@ static unsigned int cxlt_shared_collect(struct cxlt_pool *pool, struct cxlt_regi
 	unsigned int n, room;
 
 	for (;;) {
-		bool grew;
+		bool grew = false;
 
 		n = 0;
 		scoped_guard(spinlock, &pool->rlock)
