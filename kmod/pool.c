@@ -485,6 +485,7 @@ static int cxlt_pool_attach(struct cxlt_pool *pool, u32 ways, u32 granularity)
 {
 	struct cxlt_pool_sb *a __free(kfree) = kzalloc(2 * sizeof(*a), GFP_KERNEL);
 	const struct cxlt_pool_sb *b = a + 1, *sb;
+	struct cxlt_pool_ent *ents;
 	const char *why;
 	u32 n;
 	int rc;
@@ -554,13 +555,14 @@ static int cxlt_pool_attach(struct cxlt_pool *pool, u32 ways, u32 granularity)
 		cancel_delayed_work_sync(&pool->hb_work);
 	pool->sb = *sb;
 	cxlt_pc_inval_table(&pool->pc);
-	kvfree(pool->ents);
-	pool->ents = NULL;
-	pool->ents = kvcalloc(n, sizeof(*pool->ents), GFP_KERNEL);
-	if (!pool->ents) {
+	ents = kvcalloc(n, sizeof(*ents), GFP_KERNEL);
+	if (!ents) {
 		snprintf(pool->error, sizeof(pool->error), "out of memory");
 		return -ENOMEM;
 	}
+	/* A pool attached before (lost since) still has its old table. */
+	kvfree(pool->ents);
+	pool->ents = ents;
 	pool->state = CXLT_POOL_ONLINE;
 	pool->error[0] = '\0';
 	if (pool->shared) {
