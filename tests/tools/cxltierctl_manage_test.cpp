@@ -630,7 +630,7 @@ TEST_F(ManagedTest, StatusOfAnotherServiceIsIgnored)
 			EXPECT_THAT(l[i], ::testing::HasSubstr(" pending "));
 		json doc = json::parse(run({"managed", "--json"}).out);
 		EXPECT_EQ(doc["service"], json::parse(R"({"pid": )" + svc + R"(, "period": null,
-			"period_ms": null, "budget_mbps": null, "flush_ms": null})"));
+			"period_ms": null, "budget_mbps": null, "flush_ms": null, "cpu_ms": null})"));
 		for (const auto &t : doc["targets"])
 			EXPECT_EQ(t["state"], "pending");
 		fs::remove(state.path() / "status.json");

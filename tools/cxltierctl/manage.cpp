@@ -386,7 +386,8 @@ void managed(bool json_out)
 			       {"period", nullptr},
 			       {"period_ms", nullptr},
 			       {"budget_mbps", nullptr},
-			       {"flush_ms", nullptr}};
+			       {"flush_ms", nullptr},
+			       {"cpu_ms", nullptr}};
 		json arr = json::array();
 		for (auto &e : entries)
 			arr.push_back(std::move(e));

@@ -17,10 +17,12 @@
 //    the managed processes; DRAM is the nodes with CPUs, the CXL nodes are the online
 //    cxltier tiers.
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -87,46 +89,14 @@ std::optional<std::uint64_t> read_u64(const std::string &path)
 	return std::nullopt;
 }
 
-// Free memory of a node in pages (MemFree of its meminfo).
-std::uint64_t node_free_pages(int node)
-{
-	std::ifstream f(nodes_dir + "/node" + std::to_string(node) + "/meminfo");
-	std::string line;
-	while (std::getline(f, line)) {
-		auto p = line.find("MemFree:");
-		if (p != std::string::npos)
-			return std::stoull(line.substr(p + 8)) * 1024 / page_size;
-	}
-	return 0;
-}
-
-// The high watermarks of a node's zones in pages: kswapd keeps that much free, so
-// memory promoted into it would only be reclaimed (or demoted) again.
-std::uint64_t node_high_pages(int node)
-{
-	std::ifstream f("/proc/zoneinfo");
-	std::string line, word;
-	std::uint64_t sum = 0;
-	bool on = false;
-	while (std::getline(f, line)) {
-		std::istringstream ls(line);
-		if (!(ls >> word))
-			continue;
-		if (word == "Node") {
-			std::string n;
-			ls >> n;
-			on = n == std::to_string(node) + ",";
-		} else if (on && word == "high") {
-			std::uint64_t v;
-			if (ls >> v)
-				sum += v;
-		}
-	}
-	return sum;
-}
-
 struct node_sets {
 	std::set<int> fast, slow;
+	std::vector<std::uint8_t> tier;	// by node: its CXLT_TIER_*
+
+	std::uint8_t tier_of(int node) const
+	{
+		return node >= 0 && static_cast<size_t>(node) < tier.size() ? tier[node] : std::uint8_t(CXLT_TIER_NONE);
+	}
 };
 
 // DRAM: nodes with CPUs; CXL: the nodes of online cxltier tiers.
@@ -157,29 +127,60 @@ node_sets read_nodes()
 			if (!n.slow.count(i))
 				n.fast.insert(i);
 	}
+	int top = std::max(n.fast.empty() ? -1 : *n.fast.rbegin(), n.slow.empty() ? -1 : *n.slow.rbegin());
+	n.tier.assign(static_cast<size_t>(top + 1), CXLT_TIER_NONE);
+	for (int i : n.fast)
+		n.tier[i] = CXLT_TIER_FAST;
+	for (int i : n.slow)
+		n.tier[i] = CXLT_TIER_SLOW;
 	return n;
 }
 
-int most_free(const std::set<int> &nodes)
+int most_free(const std::set<int> &nodes, const std::map<int, node_mem> &mem)
 {
 	int best = -1;
 	std::uint64_t best_free = 0;
 	for (int n : nodes) {
-		auto f = node_free_pages(n);
+		auto it = mem.find(n);
+		std::uint64_t f = it == mem.end() ? 0 : it->second.free;
 		if (best < 0 || f > best_free)
 			best = n, best_free = f;
 	}
 	return best;
 }
 
+// CPU time of the service's main thread by phase, for the status: where its CPU
+// goes is the first question when it takes more than its share.
+enum phase { ph_damon, ph_layout, ph_locate, ph_record, ph_policy, ph_move, ph_resolve, ph_nodes, ph_status, ph_other, ph_count };
+const char *const phase_names[ph_count] = {"damon", "layout", "locate", "record", "policy", "move", "resolve", "nodes", "status", "other"};
+
+std::uint64_t thread_cpu_ns()
+{
+	timespec ts{};
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return std::uint64_t(ts.tv_sec) * 1000000000u + std::uint64_t(ts.tv_nsec);
+}
+
+struct phase_clock {
+	std::uint64_t ns[ph_count] = {};
+	std::uint64_t mark = thread_cpu_ns();
+	// Charges the CPU time since the last switch to p.
+	void to(phase p)
+	{
+		std::uint64_t now = thread_cpu_ns();
+		ns[p] += now - mark;
+		mark = now;
+	}
+};
+
 struct counts {
-	std::uint64_t pages = 0, fast = 0, slow = 0;
+	std::uint64_t span = 0, pages = 0, fast = 0, slow = 0;
 	std::uint64_t promoted = 0, demoted = 0, failed = 0, skipped = 0;
 };
 
 json counts_json(const counts &c)
 {
-	return {{"pages", c.pages}, {"fast_pages", c.fast}, {"slow_pages", c.slow},
+	return {{"span_pages", c.span}, {"pages", c.pages}, {"fast_pages", c.fast}, {"slow_pages", c.slow},
 		{"promoted", c.promoted}, {"demoted", c.demoted}, {"failed", c.failed},
 		{"skipped", c.skipped}};
 }
@@ -203,26 +204,38 @@ public:
 		std::uint32_t budget;		// pages per direction this period
 		const cxlt_policy_params *base;
 		unsigned max_pages;
+		phase_clock *clock;
 	};
 
 	// One period; false when the process is gone.
 	bool step(const step_args &a, bool verbose)
 	{
-		auto layout = read_layout(pid_);
+		phase_clock &clk = *a.clock;
+		clk.to(ph_other);
+		// smaps walks every page of every mapping to count them: layout_cache
+		// reads it only when the layout may have changed.
+		const auto &layout = layout_.get(pid_);
+		clk.to(ph_layout);
 		if (!layout)
 			return false;
 		c_.skipped = layout->locked_bytes / page_size;
-		if (layout->ranges != ranges_ && !relayout(layout->ranges, a))
-			return true;
+		if (layout->ranges != ranges_) {
+			bool ok = relayout(layout->ranges, a);
+			clk.to(ph_policy);
+			if (!ok) {
+				c_.span = c_.pages = c_.fast = c_.slow = 0;
+				return true;
+			}
+		}
 		auto nodes = page_nodes(pid_, ranges_, npages_);
+		clk.to(ph_locate);
 		if (!nodes)
 			return false;
+		c_.span = npages_;
 		c_.pages = c_.fast = c_.slow = 0;
 		for (std::uint32_t p = 0; p < npages_; p++) {
 			int n = (*nodes)[p];
-			std::uint8_t t = n < 0 ? CXLT_TIER_NONE
-				       : a.nodes->fast.count(n) ? CXLT_TIER_FAST
-				       : a.nodes->slow.count(n) ? CXLT_TIER_SLOW : CXLT_TIER_NONE;
+			std::uint8_t t = a.nodes->tier_of(n);
 			if (n >= 0)
 				c_.pages++;
 			c_.fast += t == CXLT_TIER_FAST;
@@ -232,26 +245,33 @@ public:
 				told_[p] = t;
 			}
 		}
+		clk.to(ph_policy);
 		record(*a.regions);
+		clk.to(ph_record);
 
 		cxlt_policy_params p = *a.base;
 		p.fast_pages = static_cast<std::uint32_t>(std::min<std::uint64_t>(a.fast_limit, UINT32_MAX));
 		p.wmark_high = std::min(p.wmark_high, p.fast_pages / 64);
 		p.wmark_low = std::min(p.wmark_low, p.wmark_high);
 		p.budget = a.budget;
-		if (cxlt_policy_set_params(pol_, &p) != 0 || cxlt_policy_end_period(pol_) != 0)
+		bool ended = cxlt_policy_set_params(pol_, &p) == 0 && cxlt_policy_end_period(pol_) == 0;
+		clk.to(ph_policy);
+		if (!ended)
 			return true;
 		if (!p.budget || a.fast_node < 0 || a.slow_node < 0)
 			return true;
 		promote_.resize(p.budget);
 		demote_.resize(p.budget);
 		cxlt_policy_plan plan{promote_.data(), p.budget, demote_.data(), p.budget, 0, 0};
-		if (cxlt_policy_select(pol_, &plan) != 0)
+		int sel = cxlt_policy_select(pol_, &plan);
+		clk.to(ph_policy);
+		if (sel != 0)
 			return true;
 		// Demotions first: promotions may need the room they free.
-		if (!move(demote_.data(), plan.nr_demote, a.slow_node, CXLT_TIER_SLOW, c_.demoted))
-			return false;
-		if (!move(promote_.data(), plan.nr_promote, a.fast_node, CXLT_TIER_FAST, c_.promoted))
+		bool alive = move(demote_.data(), plan.nr_demote, a.slow_node, CXLT_TIER_SLOW, c_.demoted) &&
+			     move(promote_.data(), plan.nr_promote, a.fast_node, CXLT_TIER_FAST, c_.promoted);
+		clk.to(ph_move);
+		if (!alive)
 			return false;
 		if (verbose && (plan.nr_demote || plan.nr_promote))
 			fmt::print("cxltier-procd: pid {} ({}): demoted {}, promoted {} (of {} pages, {} on DRAM)\n",
@@ -353,6 +373,7 @@ private:
 	pid_t pid_;
 	std::uint64_t start_;
 	std::string comm_;
+	layout_cache layout_;
 	std::vector<anon_range> ranges_;
 	std::uint32_t npages_ = 0;
 	std::unique_ptr<std::uint64_t[]> mem_;
@@ -379,6 +400,16 @@ public:
 		cv_.notify_all();
 		if (thr_.joinable())
 			thr_.join();
+	}
+	// The CPU time of its thread (0: none).
+	std::uint64_t cpu_ns()
+	{
+		clockid_t id;
+		timespec ts{};
+		if (!ms_ || pthread_getcpuclockid(thr_.native_handle(), &id) != 0 ||
+		    clock_gettime(id, &ts) != 0)
+			return 0;
+		return std::uint64_t(ts.tv_sec) * 1000000000u + std::uint64_t(ts.tv_nsec);
 	}
 	void set(std::vector<pid_t> pids)
 	{
@@ -426,13 +457,16 @@ public:
 	{
 		std::uint64_t period = 0;
 		while (!stopping && (!o_.periods || period < o_.periods)) {
+			clock_.to(ph_other);
 			auto targets = resolve();
+			clock_.to(ph_resolve);
 			std::vector<pid_t> pids;
 			for (const auto &[pid, mp] : procs_)
 				pids.push_back(pid);
 			flusher_.set(pids);
 			unsigned period_ms = o_.period_ms ? o_.period_ms
 					     : static_cast<unsigned>(read_u64(daemon_dir + "/period_ms").value_or(1000));
+			clock_.to(ph_other);
 			if (pids != damon_.targets() || (!pids.empty() && !damon_.running())) {
 				try {
 					damon_.set_targets(pids, {o_.sample_us, period_ms * 1000,
@@ -442,18 +476,25 @@ public:
 					return 1;
 				}
 			}
+			clock_.to(ph_damon);
 			if (pids.empty()) {
+				clock_.to(ph_other);
 				write_status(targets, period, period_ms);
+				clock_.to(ph_status);
 				sleep_ms(period_ms);
 				period++;
 				continue;
 			}
+			clock_.to(ph_other);
 			auto regions = damon_.collect();
+			clock_.to(ph_damon);
 			period++;
 			if (regions.size() != pids.size())
 				continue;	// the kdamond stopped: set up again
 			step_all(pids, regions, period_ms);
+			clock_.to(ph_other);
 			write_status(targets, period, period_ms);
+			clock_.to(ph_status);
 		}
 		return 0;
 	}
@@ -520,7 +561,10 @@ private:
 		      unsigned period_ms)
 	{
 		node_sets nodes = read_nodes();
-		int fast_node = most_free(nodes.fast), slow_node = most_free(nodes.slow);
+		// One read of /proc/zoneinfo has every node's free pages and watermarks.
+		auto zoneinfo = read_whole("/proc/zoneinfo");
+		auto mem = zoneinfo ? parse_zoneinfo(*zoneinfo) : std::map<int, node_mem>();
+		int fast_node = most_free(nodes.fast, mem), slow_node = most_free(nodes.slow, mem);
 		cxlt_policy_params base{};
 		cxlt_policy_default_params(&base, 1, 1);
 		auto tun = [](const char *name, std::uint8_t &field) {
@@ -551,13 +595,17 @@ private:
 					 : 0;
 		budget /= pids.size();
 		counts before = totals();
-		// DRAM free above the kernel's high watermarks, shared out; the policy keeps
-		// its own watermarks inside that.
+		clock_.to(ph_nodes);
+		// DRAM free above the kernel's high watermarks (kswapd keeps that much
+		// free: memory promoted into it would only be reclaimed or demoted again),
+		// shared out; the policy keeps its own watermarks inside that.
 		std::uint64_t free_fast = 0;
 		for (int n : nodes.fast) {
-			std::uint64_t f = node_free_pages(n), high = node_high_pages(n);
-			free_fast += f > high ? f - high : 0;
+			auto it = mem.find(n);
+			if (it != mem.end() && it->second.free > it->second.high)
+				free_fast += it->second.free - it->second.high;
 		}
+		clock_.to(ph_nodes);
 		for (size_t i = 0; i < pids.size(); i++) {
 			auto it = procs_.find(pids[i]);
 			if (it == procs_.end())
@@ -568,7 +616,7 @@ private:
 				limit = std::min(limit, own / page_size);
 			managed_process::step_args a{&regions[i], &nodes, fast_node, slow_node, limit,
 						     static_cast<std::uint32_t>(std::min<std::uint64_t>(budget, 1u << 24)),
-						     &base, o_.max_pages};
+						     &base, o_.max_pages, &clock_};
 			if (!mp.step(a, o_.verbose))
 				procs_.erase(it);
 		}
@@ -631,7 +679,7 @@ private:
 				e["pid"] = p;
 				e["comm"] = it->second->comm();
 				pj.push_back(e);
-				sum.pages += c.pages, sum.fast += c.fast, sum.slow += c.slow;
+				sum.span += c.span, sum.pages += c.pages, sum.fast += c.fast, sum.slow += c.slow;
 				sum.promoted += c.promoted, sum.demoted += c.demoted;
 				sum.failed += c.failed, sum.skipped += c.skipped;
 			}
@@ -645,9 +693,13 @@ private:
 			e["processes"] = pj;
 			tj.push_back(e);
 		}
+		json cpu = json::object();
+		for (int i = 0; i < ph_count; i++)
+			cpu[phase_names[i]] = clock_.ns[i] / 1000000;
+		cpu["flush"] = flusher_.cpu_ns() / 1000000;
 		json j = {{"service", {{"pid", ::getpid()}, {"period", period}, {"period_ms", period_ms},
 				       {"budget_mbps", o_.budget_mbps ? o_.budget_mbps : read_u64(daemon_dir + "/budget_mbps").value_or(64)},
-				       {"flush_ms", o_.flush_ms}}},
+				       {"flush_ms", o_.flush_ms}, {"cpu_ms", cpu}}},
 			  {"targets", tj}};
 		std::string path = o_.state_dir + "/status.json", tmp = path + ".tmp";
 		{
@@ -664,6 +716,7 @@ private:
 	std::map<pid_t, std::unique_ptr<managed_process>> procs_;
 	damon_monitor damon_;
 	tlb_flusher flusher_;
+	phase_clock clock_;
 	std::map<pid_t, std::uint64_t> fast_limit_;
 };
 

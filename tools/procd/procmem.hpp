@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cxlt_procd {
@@ -42,6 +44,53 @@ struct proc_layout {
 
 // From /proc/PID/smaps; nullopt when the process is gone.
 std::optional<proc_layout> read_layout(pid_t pid);
+
+// The same from smaps' text.
+proc_layout parse_smaps(std::string_view smaps);
+
+// What changes when the layout may have: the mappings (/proc/PID/maps, which the
+// kernel writes without walking the pages, as it does for smaps) and the locked
+// memory (VmLck: mlock(2) of a whole mapping leaves maps as it was).
+struct layout_key {
+	std::string maps;
+	std::uint64_t locked_kb = 0;
+	bool operator==(const layout_key &) const = default;
+};
+
+// nullopt when the process is gone.
+std::optional<layout_key> read_layout_key(pid_t pid);
+
+// A process's layout, with smaps read again only when it may have changed: when its
+// key changed, every refresh reads, and always while the process has memory locked
+// (one mapping unlocked and another of the same size locked leave the key as it was,
+// and locked pages must never move).  madvise(MADV_DONTDUMP) of a whole mapping is
+// the one change it can miss, for refresh reads at most.
+class layout_cache {
+public:
+	explicit layout_cache(unsigned refresh = 30) : refresh_(refresh) {}
+
+	// nullopt when the process is gone.
+	const std::optional<proc_layout> &get(pid_t pid);
+	// How many times smaps was read.
+	std::uint64_t reads() const { return reads_; }
+
+private:
+	unsigned refresh_, age_ = 0;
+	std::uint64_t reads_ = 0;
+	layout_key key_;
+	std::optional<proc_layout> layout_;
+};
+
+// The whole of a file that has no size (/proc, sysfs); nullopt when it cannot be read.
+std::optional<std::string> read_whole(const std::string &path);
+
+// Free pages and the zones' high watermarks of a node, from /proc/zoneinfo.
+struct node_mem {
+	std::uint64_t free = 0, high = 0;
+};
+
+// Every node's, by node number, from zoneinfo's text.
+std::map<int, node_mem> parse_zoneinfo(std::string_view zoneinfo);
 
 // For every page of the ranges, in order: -1 when not present (or swapped out),
 // else the node it is on.  nullopt when the process is gone.
