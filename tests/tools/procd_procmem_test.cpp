@@ -7,6 +7,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <memory>
+
 #include "procmem.hpp"
 
 using namespace cxlt_procd;
@@ -19,6 +21,37 @@ std::string mapping(const char *line, const char *flags)
 	return std::string(line) + "\nSize:                 16 kB\nRss:                   8 kB\n"
 	       "Locked:                0 kB\nVmFlags: " + flags + "\n";
 }
+
+// Four writable pages between two inaccessible ones, so that no neighbour merges
+// with them and maps stays as it was through an mlock of all four.
+struct isolated_mapping {
+	static constexpr size_t len = 4 * 4096;
+	char *res = static_cast<char *>(mmap(nullptr, len + 2 * 4096, PROT_NONE,
+					     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+	char *p = res == MAP_FAILED ? nullptr : res + 4096;
+
+	isolated_mapping()
+	{
+		if (p && mprotect(p, len, PROT_READ | PROT_WRITE))
+			p = nullptr;
+	}
+	isolated_mapping(const isolated_mapping &) = delete;
+	isolated_mapping &operator=(const isolated_mapping &) = delete;
+	~isolated_mapping()
+	{
+		if (res != MAP_FAILED)
+			munmap(res, len + 2 * 4096);
+	}
+	// Whether a layout has all of it in one eligible range.
+	bool in(const proc_layout &l) const
+	{
+		auto start = reinterpret_cast<std::uint64_t>(p);
+		for (const auto &r : l.ranges)
+			if (r.start <= start && start + len <= r.end)
+				return true;
+		return false;
+	}
+};
 
 } // namespace
 
@@ -94,24 +127,12 @@ TEST(ProcdProcmem, ZoneinfoSumsEachNodesZonesAndSkipsThePerCpuHigh)
 // would move locked pages until its next full read.
 TEST(ProcdProcmem, LayoutKeySeesAnMlockOfAWholeMapping)
 {
-	const size_t len = 4 * 4096;
-	// Between two inaccessible pages, so that no neighbour merges with it and maps
-	// stays as it was through the mlock.
-	char *res = static_cast<char *>(mmap(nullptr, len + 2 * 4096, PROT_NONE,
-					     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-	ASSERT_NE(MAP_FAILED, res);
-	char *p = res + 4096;
-	ASSERT_EQ(0, mprotect(p, len, PROT_READ | PROT_WRITE));
-	auto start = reinterpret_cast<std::uint64_t>(p);
-	auto covers = [&](const proc_layout &l) {
-		for (const auto &r : l.ranges)
-			if (r.start <= start && start + len <= r.end)
-				return true;
-		return false;
-	};
+	auto m = std::make_unique<isolated_mapping>();
+	const size_t len = isolated_mapping::len;
+	ASSERT_TRUE(m->p);
 	auto l0 = read_layout(getpid());
 	ASSERT_TRUE(l0);
-	EXPECT_TRUE(covers(*l0));
+	EXPECT_TRUE(m->in(*l0));
 	// Two reads in a row agree once this test's own heap has stopped growing.
 	std::optional<layout_key> before;
 	for (int i = 0; i < 10 && !before; i++) {
@@ -121,20 +142,20 @@ TEST(ProcdProcmem, LayoutKeySeesAnMlockOfAWholeMapping)
 			before = std::move(a);
 	}
 	ASSERT_TRUE(before) << "the maps of this test changed at every read";
-	ASSERT_EQ(0, mlock(p, len)) << "mlock of 16 KiB (RLIMIT_MEMLOCK too low?)";
+	ASSERT_EQ(0, mlock(m->p, len)) << "mlock of 16 KiB (RLIMIT_MEMLOCK too low?)";
 	auto locked = read_layout_key(getpid());
 	auto l1 = read_layout(getpid());
 	ASSERT_TRUE(locked && l1);
-	EXPECT_FALSE(covers(*l1));
+	EXPECT_FALSE(m->in(*l1));
 	EXPECT_GE(l1->locked_bytes, l0->locked_bytes + len);
 	EXPECT_EQ(before->maps, locked->maps);
 	EXPECT_NE(*before, *locked);
 	EXPECT_EQ(before->locked_kb + len / 1024, locked->locked_kb);
-	ASSERT_EQ(0, munlock(p, len));
+	ASSERT_EQ(0, munlock(m->p, len));
 	auto after = read_layout_key(getpid());
 	ASSERT_TRUE(after);
 	EXPECT_EQ(before->locked_kb, after->locked_kb);
-	ASSERT_EQ(0, munmap(res, len + 2 * 4096));
+	m.reset();
 	auto unmapped = read_layout_key(getpid());
 	ASSERT_TRUE(unmapped);
 	EXPECT_NE(after->maps, unmapped->maps);
@@ -146,19 +167,9 @@ TEST(ProcdProcmem, LayoutKeySeesAnMlockOfAWholeMapping)
 // refresh reads; otherwise not.
 TEST(ProcdProcmem, LayoutCacheReadsSmapsOnlyWhenTheLayoutMayHaveChanged)
 {
-	const size_t len = 4 * 4096;
-	char *res = static_cast<char *>(mmap(nullptr, len + 2 * 4096, PROT_NONE,
-					     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-	ASSERT_NE(MAP_FAILED, res);
-	char *p = res + 4096;
-	ASSERT_EQ(0, mprotect(p, len, PROT_READ | PROT_WRITE));
-	auto covers = [&](const proc_layout &l) {
-		for (const auto &r : l.ranges)
-			if (r.start <= reinterpret_cast<std::uint64_t>(p) &&
-			    reinterpret_cast<std::uint64_t>(p) + len <= r.end)
-				return true;
-		return false;
-	};
+	isolated_mapping m;
+	const size_t len = isolated_mapping::len;
+	ASSERT_TRUE(m.p);
 	auto before = read_layout_key(getpid());
 	ASSERT_TRUE(before);
 	ASSERT_EQ(0u, before->locked_kb) << "this test needs a process with nothing locked";
@@ -173,22 +184,22 @@ TEST(ProcdProcmem, LayoutCacheReadsSmapsOnlyWhenTheLayoutMayHaveChanged)
 		ASSERT_TRUE(c.get(getpid()));
 	}
 	EXPECT_EQ(r, c.reads()) << "smaps read again with nothing changed";
-	EXPECT_TRUE(covers(*c.get(getpid())));
+	EXPECT_TRUE(m.in(*c.get(getpid())));
 
 	// Locked: read at once, and at every call while anything is locked.
-	ASSERT_EQ(0, mlock(p, len));
+	ASSERT_EQ(0, mlock(m.p, len));
 	r = c.reads();
 	ASSERT_TRUE(c.get(getpid()));
 	EXPECT_EQ(r + 1, c.reads());
-	EXPECT_FALSE(covers(*c.get(getpid())));
+	EXPECT_FALSE(m.in(*c.get(getpid())));
 	EXPECT_EQ(r + 2, c.reads());
 	ASSERT_TRUE(c.get(getpid()));
 	EXPECT_EQ(r + 3, c.reads());
 
 	// Unlocked: read once more, then left alone.
-	ASSERT_EQ(0, munlock(p, len));
+	ASSERT_EQ(0, munlock(m.p, len));
 	ASSERT_TRUE(c.get(getpid()));
-	EXPECT_TRUE(covers(*c.get(getpid())));
+	EXPECT_TRUE(m.in(*c.get(getpid())));
 	r = c.reads();
 	ASSERT_TRUE(c.get(getpid()));
 	EXPECT_EQ(r, c.reads());
@@ -198,7 +209,6 @@ TEST(ProcdProcmem, LayoutCacheReadsSmapsOnlyWhenTheLayoutMayHaveChanged)
 	for (int i = 0; i < 5; i++)
 		ASSERT_TRUE(c.get(getpid()));
 	EXPECT_EQ(r + 1, c.reads());
-	ASSERT_EQ(0, munmap(res, len + 2 * 4096));
 
 	EXPECT_FALSE(c.get(0x7fffffff));
 }
