@@ -154,20 +154,22 @@ int most_free(const std::set<int> &nodes, const std::map<int, node_mem> &mem)
 enum phase { ph_damon, ph_layout, ph_locate, ph_record, ph_policy, ph_move, ph_resolve, ph_nodes, ph_status, ph_other, ph_count };
 const char *const phase_names[ph_count] = {"damon", "layout", "locate", "record", "policy", "move", "resolve", "nodes", "status", "other"};
 
-std::uint64_t thread_cpu_ns()
+// A clock's time in ns (0 when it cannot be read).
+std::uint64_t clock_ns(clockid_t id)
 {
 	timespec ts{};
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	if (clock_gettime(id, &ts) != 0)
+		return 0;
 	return std::uint64_t(ts.tv_sec) * 1000000000u + std::uint64_t(ts.tv_nsec);
 }
 
 struct phase_clock {
 	std::uint64_t ns[ph_count] = {};
-	std::uint64_t mark = thread_cpu_ns();
+	std::uint64_t mark = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	// Charges the CPU time since the last switch to p.
 	void to(phase p)
 	{
-		std::uint64_t now = thread_cpu_ns();
+		std::uint64_t now = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		ns[p] += now - mark;
 		mark = now;
 	}
@@ -405,11 +407,7 @@ public:
 	std::uint64_t cpu_ns()
 	{
 		clockid_t id;
-		timespec ts{};
-		if (!ms_ || pthread_getcpuclockid(thr_.native_handle(), &id) != 0 ||
-		    clock_gettime(id, &ts) != 0)
-			return 0;
-		return std::uint64_t(ts.tv_sec) * 1000000000u + std::uint64_t(ts.tv_nsec);
+		return ms_ && pthread_getcpuclockid(thr_.native_handle(), &id) == 0 ? clock_ns(id) : 0;
 	}
 	void set(std::vector<pid_t> pids)
 	{
@@ -478,14 +476,12 @@ public:
 			}
 			clock_.to(ph_damon);
 			if (pids.empty()) {
-				clock_.to(ph_other);
 				write_status(targets, period, period_ms);
 				clock_.to(ph_status);
 				sleep_ms(period_ms);
 				period++;
 				continue;
 			}
-			clock_.to(ph_other);
 			auto regions = damon_.collect();
 			clock_.to(ph_damon);
 			period++;
@@ -595,7 +591,6 @@ private:
 					 : 0;
 		budget /= pids.size();
 		counts before = totals();
-		clock_.to(ph_nodes);
 		// DRAM free above the kernel's high watermarks (kswapd keeps that much
 		// free: memory promoted into it would only be reclaimed or demoted again),
 		// shared out; the policy keeps its own watermarks inside that.

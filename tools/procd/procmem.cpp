@@ -29,10 +29,6 @@ bool query_nodes(pid_t pid, const std::uint64_t *addrs, size_t n, int *status)
 	return true;
 }
 
-} // namespace
-
-namespace {
-
 constexpr auto npos = std::string_view::npos;
 
 // Takes the next line off text (without its newline).

@@ -64,7 +64,7 @@ std::optional<layout_key> read_layout_key(pid_t pid);
 // key changed, every refresh reads, and always while the process has memory locked
 // (one mapping unlocked and another of the same size locked leave the key as it was,
 // and locked pages must never move).  madvise(MADV_DONTDUMP) of a whole mapping is
-// the one change it can miss, for refresh reads at most.
+// the one change it can miss, for at most refresh calls.
 class layout_cache {
 public:
 	explicit layout_cache(unsigned refresh = 30) : refresh_(refresh) {}
